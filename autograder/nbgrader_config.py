@@ -1,0 +1,26 @@
+# nbgrader configuration of the course. The autograder copies this file into every nbgrader
+# course directory it builds; instructors who drive nbgrader by hand can copy it too.
+c = get_config()  # noqa: F821
+
+c.CourseDirectory.course_id = "bpe-from-scratch"
+
+# What a student sees in place of a solution: the function exists, says it is not written yet,
+# and every test that calls it fails with that message.
+c.ClearSolutions.code_stub = {
+    "python": "# ВАШ КОД ЗДЕСЬ\n"
+              "raise NotImplementedError('Эта часть ещё не реализована: замените raise своим кодом')"
+}
+c.ClearSolutions.text_stub = "ВАШ ОТВЕТ ЗДЕСЬ"
+
+# Execution limits while grading: a cell that runs longer than this is interrupted and the
+# notebook goes on with the next cell.
+c.Execute.timeout = 120
+c.Execute.interrupt_on_timeout = True
+
+# Feedback shows each test's name, points and failure message; the source of hidden tests and
+# the lines of their tracebacks are removed (autograder/feedback.py).
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "autograder.feedback.HideHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
