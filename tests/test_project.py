@@ -1,0 +1,30 @@
+"""Project-level promises: one list of pins, the README's test command is the one CI runs."""
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_environment_yml_installs_the_pinned_requirements():
+    env = (ROOT / "environment.yml").read_text(encoding="utf-8")
+    assert "- -r requirements.txt" in env
+    assert re.search(r"python=3\.11", env)
+
+
+def test_requirements_are_pinned():
+    lines = [l.strip() for l in (ROOT / "requirements.txt").read_text().splitlines()]
+    pins = [l for l in lines if l and not l.startswith("#")]
+    assert pins and all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][^ ]*", p) for p in pins), pins
+    for needed in ("jupyterlab", "nbgrader", "regex", "matplotlib", "tiktoken"):
+        assert any(p.startswith(needed + "==") for p in pins), needed
+
+
+def test_ci_runs_the_test_command_of_the_readme():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test" in readme and "make test" in ci
+
+
+def test_nothing_from_shared_corpora_is_needed():
+    for path in [*ROOT.glob("autograder/*.py"), *ROOT.glob("bpe_course/*.py"), *ROOT.glob("solutions/*.ipynb")]:
+        assert "../shared" not in path.read_text(encoding="utf-8"), path
