@@ -1,28 +1,52 @@
-"""python -m autograder release | grade | check | demo
+"""python -m autograder release | grade | merge | check | demo
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
-graded (check: some tests failed); 2 bad input (a path, a name); 3 the course itself could not
-be prepared (e.g. nbgrader failed on solutions/).
+graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
+could not be prepared (e.g. nbgrader failed on solutions/); 130 interrupted (what was graded is
+kept and written out; run the same command again to go on).
 """
 import argparse
 import shutil
 import tempfile
 from pathlib import Path
 
+from .batch import default_jobs, grade_class, merge_outputs, parse_shard
 from .course import CourseError, course_notebooks
-from .grading import GRADED, MISSING, Grader
-from .report import grade_table, test_report, write_grades_csv, write_results_json
+from .grading import BROKEN, ERROR, GRADED, Grader
+from .report import grade_table, test_report
 from .submissions import find_submissions
 
-OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN = 0, 1, 2, 3
+OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, INTERRUPTED = 0, 1, 2, 3, 130
 
 
 def say(*lines: str) -> None:
     print(*lines, sep="\n", flush=True)
 
 
-def work_dir(given: str | None, prefix: str) -> Path:
-    return Path(given).resolve() if given else Path(tempfile.mkdtemp(prefix=prefix))
+def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:
+    say("", grade_table(outcome.results, notebooks), "")
+    problems = [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results
+                if r.status in (BROKEN, ERROR)] + outcome.problems
+    if problems:
+        say("Problems (graded as 0 or not used):", *("  " + p for p in problems), "")
+    say(outcome.summary(), f"grades: {out / 'grades.csv'} (wide: grades_wide.csv, per test: results.json)")
+    if feedback:
+        say(f"feedback: {out / 'feedback'}/<student_id>/<notebook>.html")
+    if outcome.interrupted:
+        return INTERRUPTED
+    return SOME_FAILED if outcome.count(BROKEN, ERROR) else OK
+
+
+def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True,
+                cell_timeout: int | None = None, force: bool = False, shard=None) -> int:
+    found = find_submissions(submissions, course_notebooks())
+    if not found.students:
+        say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
+        return BAD_INPUT
+    say(f"preparing the course in {work} …")
+    grader = Grader(work, cell_timeout=cell_timeout, force=force)
+    outcome = grade_class(found, grader, out, jobs=jobs, feedback=feedback, shard=shard)
+    return report_class(outcome, grader.notebooks, out, feedback)
 
 
 def cmd_release(args) -> int:
@@ -32,42 +56,26 @@ def cmd_release(args) -> int:
     return OK
 
 
-def grade_class(submissions: Path, out: Path, work: Path, feedback: bool = True,
-                cell_timeout: int | None = None) -> int:
-    names = course_notebooks()
-    found = find_submissions(submissions, names)
-    if not found.students:
-        say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
-        return BAD_INPUT
-    say(f"preparing the course in {work} …")
-    grader = Grader(work, cell_timeout=cell_timeout)
-    results = []
-    for student, files in found.students.items():
-        for name in names:
-            if name not in files:
-                result = grader.missing(student, name)
-            else:
-                result = grader.grade(student, name, files[name])
-                if result.status == GRADED and feedback:
-                    grader.write_feedback(student, name, out / "feedback" / student / f"{name}.html")
-            results.append(result)
-            say(f"  {student:<16} {name:<28} {result.score:g}/{result.max_score:g}  {result.status}")
-    csv_path = write_grades_csv(results, out / "grades.csv")
-    write_results_json(results, out / "results.json")
-    say("", grade_table(results, names), "")
-    problems = [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in results
-                if r.status not in (GRADED, MISSING)] + found.problems
-    if problems:
-        say("Problems (graded as 0 or not used):", *("  " + p for p in problems), "")
-    say(f"grades: {csv_path} (per test: {out / 'results.json'})")
-    if feedback:
-        say(f"feedback: {out / 'feedback'}/<student_id>/<notebook>.html")
-    return SOME_FAILED if any(r.status not in (GRADED, MISSING) for r in results) else OK
-
-
 def cmd_grade(args) -> int:
-    return grade_class(Path(args.submissions), Path(args.out).resolve(), work_dir(args.work, "bpe-grade-"),
-                       feedback=not args.no_feedback, cell_timeout=args.cell_timeout)
+    out = Path(args.out).resolve()
+    try:
+        shard = parse_shard(args.shard) if args.shard else None
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+    return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
+                       jobs=args.jobs, feedback=not args.no_feedback, cell_timeout=args.cell_timeout,
+                       force=args.force, shard=shard)
+
+
+def cmd_merge(args) -> int:
+    out = Path(args.out).resolve()
+    missing = [p for p in args.parts if not (Path(p) / "results.json").is_file()]
+    if missing:
+        say(f"not a grade output folder (no results.json): {', '.join(missing)}")
+        return BAD_INPUT
+    outcome = merge_outputs([Path(p) for p in args.parts], out, course_notebooks())
+    return report_class(outcome, course_notebooks(), out, feedback=False)
 
 
 def cmd_check(args) -> int:
@@ -81,7 +89,8 @@ def cmd_check(args) -> int:
         say(f"cannot tell which course notebook {path.name} is; pass --as with one of: {', '.join(names)}")
         return BAD_INPUT
     say(f"checking {path} as {name} (hidden tests included) …")
-    result = Grader(work_dir(args.work, "bpe-check-")).grade("self", name, path)
+    work = Path(args.work).resolve() if args.work else Path(tempfile.mkdtemp(prefix="bpe-check-"))
+    result = Grader(work, notebooks=[name], force=True).grade("self", name, path)
     say(test_report(result))
     return OK if result.status == GRADED and result.score >= result.max_score else SOME_FAILED
 
@@ -92,7 +101,7 @@ def cmd_demo(args) -> int:
     shutil.rmtree(out / "work", ignore_errors=True)  # a fresh nbgrader course each time
     submissions = build_demo_class(out / "class")
     say(f"demo class: {submissions} (alice: all solved, bob: untouched, carol: a mistake, dave: 01 only)")
-    return grade_class(submissions, out, out / "work")
+    return run_grading(submissions, out, out / "work", jobs=args.jobs)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -105,17 +114,25 @@ def parser() -> argparse.ArgumentParser:
     g = sub.add_parser("grade", help="autograde a class: SUBMISSIONS/<student_id>/<notebook>.ipynb")
     g.add_argument("submissions")
     g.add_argument("--out", default="grades", help="where grades.csv and feedback/ go (default: ./grades)")
-    g.add_argument("--work", help="nbgrader course directory to use (default: a new temporary folder)")
+    g.add_argument("--work", help="nbgrader work folder (default: OUT/work; keep it to resume)")
+    g.add_argument("--jobs", type=int, default=default_jobs(), help="students graded at once (default: cores)")
+    g.add_argument("--force", action="store_true", help="grade again what was already graded")
+    g.add_argument("--shard", help="grade only shard i of n (i/n), for several machines; then `merge`")
     g.add_argument("--no-feedback", action="store_true", help="skip the feedback HTML")
     g.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py)")
     g.set_defaults(run=cmd_grade)
+    m = sub.add_parser("merge", help="combine the output folders of shard runs")
+    m.add_argument("parts", nargs="+")
+    m.add_argument("--out", required=True)
+    m.set_defaults(run=cmd_merge)
     c = sub.add_parser("check", help="grade one notebook against the hidden tests")
     c.add_argument("notebook")
     c.add_argument("--as", dest="name", help="the course notebook it is, if its file name does not say")
-    c.add_argument("--work", help="nbgrader course directory to use (default: a new temporary folder)")
+    c.add_argument("--work", help="nbgrader work folder (default: a new temporary folder)")
     c.set_defaults(run=cmd_check)
     d = sub.add_parser("demo", help="grade the bundled example class")
     d.add_argument("--out", default="demo-output")
+    d.add_argument("--jobs", type=int, default=default_jobs())
     d.set_defaults(run=cmd_demo)
     return p
 
@@ -132,4 +149,4 @@ def main(argv=None) -> int:
         return COURSE_BROKEN
     except KeyboardInterrupt:
         say("interrupted")
-        return 130
+        return INTERRUPTED

@@ -44,20 +44,35 @@ def nbgrader_env(work: Path) -> dict:
     return env
 
 
+RUNTIME_DIRS = ("submitted", "autograded", "feedback", "tiktoken-cache", "matplotlib")
+
+
 class CourseDirectory:
     """An nbgrader course directory with every course notebook as its own assignment."""
 
-    def __init__(self, root: Path, solutions: Path = SOLUTIONS):
+    def __init__(self, root: Path, solutions: Path | None = SOLUTIONS, env: dict | None = None):
+        """Make a course directory at root from `solutions`, or open an existing one (solutions=None)."""
         self.root = Path(root).resolve()
-        self.notebooks = course_notebooks(solutions)
         self.root.mkdir(parents=True, exist_ok=True)
-        shutil.copy(CONFIG, self.root / "nbgrader_config.py")
-        for name in self.notebooks:
-            target = self.root / "source" / name / f"{name}.ipynb"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(solutions / f"{name}.ipynb", target)
-        self.env = nbgrader_env(self.root)
+        if solutions is not None:
+            shutil.copy(CONFIG, self.root / "nbgrader_config.py")
+            for name in course_notebooks(solutions):
+                target = self.root / "source" / name / f"{name}.ipynb"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(solutions / f"{name}.ipynb", target)
+        self.notebooks = sorted(p.name for p in (self.root / "source").iterdir())
+        self.env = env or nbgrader_env(self.root)
         self.gradebook = self.root / "gradebook.db"
+
+    def copy_to(self, root: Path) -> "CourseDirectory":
+        """A private copy (config, sources, generated assignments, gradebook) without any submissions:
+        each student is graded in a copy of their own, so parallel graders share no gradebook."""
+        root = Path(root)
+        if root.exists():
+            shutil.rmtree(root)
+        shutil.copytree(self.root, root, ignore=lambda d, names: [n for n in names if n in RUNTIME_DIRS]
+                        if Path(d) == self.root else [])
+        return CourseDirectory(root, solutions=None, env=self.env)
 
     def nbgrader(self, *args: str, timeout: float | None = None) -> subprocess.CompletedProcess:
         """Run one nbgrader command in this course directory, capturing its log."""

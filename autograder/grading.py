@@ -1,12 +1,13 @@
 """Autograding one submitted notebook and reading its results back.
 
-Each submission is graded by its own `nbgrader autograde` process, so a notebook that breaks
-nbgrader costs that notebook, not the class. Scores come from nbgrader's gradebook; the failure
+Each submission is graded by its own `nbgrader autograde` process in the student's own copy of
+the course directory, so a notebook that breaks nbgrader costs that notebook, not the class. Scores come from nbgrader's gradebook; the failure
 message of each test comes from the autograded notebook's outputs.
 """
+import hashlib
 import json
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -82,73 +83,108 @@ def tail(text: str, lines: int = 15) -> str:
 
 
 class Grader:
-    """Grades submissions against the course in an nbgrader course directory at `work`."""
+    """Grades submissions against the course.
 
-    def __init__(self, work: Path, timeout: float = 900, cell_timeout: int | None = None):
-        self.course = CourseDirectory(work)
+    The course is generated once into `work/course`; each student is graded in a private copy of
+    it (`work/students/<student_id>`), so students can be graded in parallel, and a result is
+    kept in `work/results/<student_id>/<notebook>.json` as soon as it exists: a re-run skips
+    submissions already graded (unless their file changed or force=True).
+    """
+
+    def __init__(self, work: Path, notebooks: list[str] | None = None, timeout: float = 900,
+                 cell_timeout: int | None = None, force: bool = False):
+        self.work = Path(work).resolve()
+        self.course = CourseDirectory(self.work / "course")
         self.timeout = timeout  # for a whole notebook
         self.limits = [f"--Execute.timeout={cell_timeout}"] if cell_timeout else []
-        self.max_scores = {}  # filled as each assignment is generated, on first use
-
-    def max_score(self, name: str) -> float:
-        """The notebook's total points; generates its assignment (and gradebook entries) first."""
-        if name not in self.max_scores:
+        self.force = force
+        self.notebooks = notebooks or self.course.notebooks
+        for name in self.notebooks:
             self.course.generate(name)
-            with self.gradebook() as gb:
-                self.max_scores[name] = gb.find_notebook(name, name).max_score
-        return self.max_scores[name]
+        with Gradebook(f"sqlite:///{self.course.gradebook}") as gb:
+            self.max_scores = {name: gb.find_notebook(name, name).max_score for name in self.notebooks}
 
-    def gradebook(self) -> Gradebook:
-        return Gradebook(f"sqlite:///{self.course.gradebook}")
+    def grade_student(self, student: str, files: dict[str, Path], feedback_dir: Path | None = None) -> list[Result]:
+        """Every course notebook of one student: graded, or missing."""
+        results = []
+        for name in self.notebooks:
+            if name not in files:
+                results.append(Result(student, name, 0, self.max_scores[name], MISSING, "not submitted"))
+                continue
+            feedback = feedback_dir / student / f"{name}.html" if feedback_dir else None
+            results.append(self.grade(student, name, files[name], feedback))
+        return results
 
-    def missing(self, student: str, name: str) -> Result:
-        return Result(student, name, 0, self.max_score(name), MISSING, "not submitted")
+    def grade(self, student: str, name: str, path: Path, feedback: Path | None = None) -> Result:
+        """One notebook of one student, from the cache if it was graded before; never raises for a
+        bad submission."""
+        cache = self.work / "results" / student / f"{name}.json"
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest() if Path(path).is_file() else ""
+        if not self.force and cache.exists():
+            cached = json.loads(cache.read_text(encoding="utf-8"))
+            if cached["sha256"] == digest and (feedback is None or feedback.exists() or cached["result"]["status"] != GRADED):
+                return result_from_dict(cached["result"])
+        course = self.course.copy_to(self.work / "students" / student)
+        result = self.autograde(course, student, name, path)
+        if result.status == GRADED and feedback is not None:
+            write_feedback(course, student, name, feedback, self.timeout)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"sha256": digest, "result": asdict(result)}, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(cache)  # atomic: an interrupted run never leaves half a result
+        return result
 
-    def grade(self, student: str, name: str, path: Path) -> Result:
-        """Autograde one student's notebook; never raises for a bad submission."""
-        max_score = self.max_score(name)
-        failed = lambda status, message: Result(student, name, 0, max_score, status, message)
+    def autograde(self, course: CourseDirectory, student: str, name: str, path: Path) -> Result:
+        failed = lambda status, message: Result(student, name, 0, self.max_scores[name], status, message)
         try:
             notebook = read_submission(path)
         except (SubmissionError, OSError) as e:
             return failed(BROKEN, f"{Path(path).name}: {e}")
-        target = self.course.submitted(student, name)
+        target = course.submitted(student, name)
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook, str(target))
         try:
-            run = self.course.nbgrader("autograde", name, "--student", student, "--create", "--force",
-                                       *self.limits, timeout=self.timeout)
+            run = course.nbgrader("autograde", name, "--student", student, "--create", "--force",
+                                  *self.limits, timeout=self.timeout)
         except subprocess.TimeoutExpired:
             return failed(ERROR, f"grading took longer than {self.timeout:.0f} s and was stopped")
-        autograded = self.course.autograded(student, name)
+        autograded = course.autograded(student, name)
         if run.returncode != 0 or not autograded.exists():
             return failed(ERROR, "nbgrader could not grade this notebook:\n" + tail(run.stdout + run.stderr))
-        return self.results(student, name, nbformat.read(str(autograded), as_version=4))
+        return read_results(course, student, name, nbformat.read(str(autograded), as_version=4),
+                            self.max_scores[name])
 
-    def results(self, student: str, name: str, autograded: nbformat.NotebookNode) -> Result:
-        messages = failure_messages(autograded)
-        order = [c.metadata["nbgrader"]["grade_id"] for c in autograded.cells
-                 if c.metadata.get("nbgrader", {}).get("grade")]
-        with self.gradebook() as gb:
-            try:
-                submission = gb.find_submission_notebook(name, name, student)
-            except MissingEntry:
-                return Result(student, name, 0, self.max_scores[name], ERROR, "no grades were recorded")
-            grades = {g.name: g for g in submission.grades}
-            tests = [TestResult(g, grades[g].score or 0, grades[g].max_score, messages.get(g, ""))
-                     for g in order if g in grades]
-            score = submission.score
-        failed = [t.name for t in tests if t.score < t.max_score]
-        message = f"failed: {', '.join(failed)}" if failed else "all tests passed"
-        return Result(student, name, score, self.max_scores[name], GRADED, message, tests)
 
-    def write_feedback(self, student: str, name: str, out: Path) -> Path | None:
-        """Feedback HTML for one graded notebook, copied to `out`; None if nbgrader made none."""
-        run = self.course.nbgrader("generate_feedback", name, "--student", student, "--force",
-                                   timeout=self.timeout)
-        made = self.course.feedback(student, name)
-        if run.returncode != 0 or not made.exists():
-            return None
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(made.read_bytes())
-        return out
+def read_results(course: CourseDirectory, student: str, name: str,
+                 autograded: nbformat.NotebookNode, max_score: float) -> Result:
+    """Scores from the gradebook, failure messages from the autograded notebook."""
+    messages = failure_messages(autograded)
+    order = [c.metadata["nbgrader"]["grade_id"] for c in autograded.cells
+             if c.metadata.get("nbgrader", {}).get("grade")]
+    with Gradebook(f"sqlite:///{course.gradebook}") as gb:
+        try:
+            submission = gb.find_submission_notebook(name, name, student)
+        except MissingEntry:
+            return Result(student, name, 0, max_score, ERROR, "no grades were recorded")
+        grades = {g.name: g for g in submission.grades}
+        tests = [TestResult(g, grades[g].score or 0, grades[g].max_score, messages.get(g, ""))
+                 for g in order if g in grades]
+        score = submission.score
+    failed = [t.name for t in tests if t.score < t.max_score]
+    message = f"failed: {', '.join(failed)}" if failed else "all tests passed"
+    return Result(student, name, score, max_score, GRADED, message, tests)
+
+
+def write_feedback(course: CourseDirectory, student: str, name: str, out: Path, timeout: float) -> Path | None:
+    """Feedback HTML for one graded notebook, copied to `out`; None if nbgrader made none."""
+    run = course.nbgrader("generate_feedback", name, "--student", student, "--force", timeout=timeout)
+    made = course.feedback(student, name)
+    if run.returncode != 0 or not made.exists():
+        return None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(made.read_bytes())
+    return out
+
+
+def result_from_dict(data: dict) -> Result:
+    return Result(**{**data, "tests": [TestResult(**t) for t in data["tests"]]})

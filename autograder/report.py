@@ -25,6 +25,19 @@ def write_grades_csv(results: list[Result], path: Path) -> Path:
     return path
 
 
+def write_wide_csv(results: list[Result], notebooks: list[str], path: Path) -> Path:
+    """One row per student, one column per notebook, and the total: for a gradebook upload."""
+    scores: dict[str, dict[str, float]] = {}
+    for r in results:
+        scores.setdefault(r.student, {})[r.notebook] = r.score
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student_id", *notebooks, "total"])
+        for student, row in scores.items():
+            writer.writerow([student, *(points(row.get(n, 0)) for n in notebooks), points(sum(row.values()))])
+    return path
+
+
 def write_results_json(results: list[Result], path: Path) -> Path:
     """Everything known about each graded notebook, test by test, for scripts and tools."""
     path.parent.mkdir(parents=True, exist_ok=True)

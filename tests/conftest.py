@@ -42,9 +42,15 @@ def graded(tmp_path_factory):
     base = tmp_path_factory.mktemp("class")
     build_class(base / "submissions")
     out, work = base / "out", base / "work"
-    run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(base / "submissions"),
-                          "--out", str(out), "--work", str(work), "--cell-timeout", str(CELL_TIMEOUT)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=3000)
-    results = {(r["student"], r["notebook"]): r
-               for r in json.loads((out / "results.json").read_text(encoding="utf-8"))}
-    return results, out, work, run.returncode, run.stdout + run.stderr
+    run = grade(base / "submissions", out, "--work", str(work), "--cell-timeout", str(CELL_TIMEOUT), "--jobs", "2")
+    return results_of(out), out, work, run.returncode, run.stdout + run.stderr
+
+
+def grade(submissions: Path, out: Path, *options: str) -> subprocess.CompletedProcess:
+    """`python -m autograder grade`, as an instructor runs it."""
+    return subprocess.run([sys.executable, "-m", "autograder", "grade", str(submissions), "--out", str(out), *options],
+                          cwd=ROOT, capture_output=True, text=True, timeout=3000)
+
+
+def results_of(out: Path) -> dict:
+    return {(r["student"], r["notebook"]): r for r in json.loads((out / "results.json").read_text(encoding="utf-8"))}
