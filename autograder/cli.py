@@ -38,13 +38,14 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
 
 
 def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True,
-                cell_timeout: int | None = None, force: bool = False, shard=None) -> int:
+                cell_timeout: int | None = None, notebook_timeout: int | None = None, force: bool = False,
+                shard=None) -> int:
     found = find_submissions(submissions, course_notebooks())
     if not found.students:
         say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
         return BAD_INPUT
     say(f"preparing the course in {work} …")
-    grader = Grader(work, cell_timeout=cell_timeout, force=force)
+    grader = Grader(work, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout, force=force)
     outcome = grade_class(found, grader, out, jobs=jobs, feedback=feedback, shard=shard)
     return report_class(outcome, grader.notebooks, out, feedback)
 
@@ -65,7 +66,7 @@ def cmd_grade(args) -> int:
         return BAD_INPUT
     return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
                        jobs=args.jobs, feedback=not args.no_feedback, cell_timeout=args.cell_timeout,
-                       force=args.force, shard=shard)
+                       notebook_timeout=args.notebook_timeout, force=args.force, shard=shard)
 
 
 def cmd_merge(args) -> int:
@@ -120,6 +121,7 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--shard", help="grade only shard i of n (i/n), for several machines; then `merge`")
     g.add_argument("--no-feedback", action="store_true", help="skip the feedback HTML")
     g.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py)")
+    g.add_argument("--notebook-timeout", type=int, help="seconds a whole notebook may run (default: nbgrader_config.py)")
     g.set_defaults(run=cmd_grade)
     m = sub.add_parser("merge", help="combine the output folders of shard runs")
     m.add_argument("parts", nargs="+")

@@ -14,6 +14,7 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from .course import CourseDirectory
+from .normalize import restore_course_cells
 
 GRADED, MISSING, BROKEN, ERROR = "graded", "missing", "broken", "error"
 
@@ -92,13 +93,15 @@ class Grader:
     """
 
     def __init__(self, work: Path, notebooks: list[str] | None = None, timeout: float = 900,
-                 cell_timeout: int | None = None, force: bool = False):
+                 cell_timeout: int | None = None, notebook_timeout: int | None = None, force: bool = False):
         self.work = Path(work).resolve()
         self.course = CourseDirectory(self.work / "course")
         self.timeout = timeout  # for a whole notebook
-        self.limits = [f"--Execute.timeout={cell_timeout}"] if cell_timeout else []
+        self.limits = ([f"--Execute.timeout={cell_timeout}"] if cell_timeout else []) + \
+                      ([f"--ResilientExecute.notebook_timeout={notebook_timeout}"] if notebook_timeout else [])
         self.force = force
         self.notebooks = notebooks or self.course.notebooks
+        self.copies: dict[str, CourseDirectory] = {}  # student → their course copy, made once per run
         for name in self.notebooks:
             self.course.generate(name)
         with Gradebook(f"sqlite:///{self.course.gradebook}") as gb:
@@ -119,12 +122,14 @@ class Grader:
         """One notebook of one student, from the cache if it was graded before; never raises for a
         bad submission."""
         cache = self.work / "results" / student / f"{name}.json"
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest() if Path(path).is_file() else ""
+        digest = self.digest(name, path)
         if not self.force and cache.exists():
             cached = json.loads(cache.read_text(encoding="utf-8"))
             if cached["sha256"] == digest and (feedback is None or feedback.exists() or cached["result"]["status"] != GRADED):
                 return result_from_dict(cached["result"])
-        course = self.course.copy_to(self.work / "students" / student)
+        if student not in self.copies:
+            self.copies[student] = self.course.copy_to(self.work / "students" / student)
+        course = self.copies[student]
         result = self.autograde(course, student, name, path)
         if result.status == GRADED and feedback is not None:
             write_feedback(course, student, name, feedback, self.timeout)
@@ -134,15 +139,23 @@ class Grader:
         tmp.replace(cache)  # atomic: an interrupted run never leaves half a result
         return result
 
+    def digest(self, name: str, path: Path) -> str:
+        """What a cached result depends on: the submitted file and the course notebook it is graded by."""
+        h = hashlib.sha256((self.course.root / "source" / name / f"{name}.ipynb").read_bytes())
+        if Path(path).is_file():
+            h.update(Path(path).read_bytes())
+        return h.hexdigest()
+
     def autograde(self, course: CourseDirectory, student: str, name: str, path: Path) -> Result:
         failed = lambda status, message: Result(student, name, 0, self.max_scores[name], status, message)
         try:
             notebook = read_submission(path)
         except (SubmissionError, OSError) as e:
             return failed(BROKEN, f"{Path(path).name}: {e}")
+        release = nbformat.read(str(course.released(name)), as_version=4)
         target = course.submitted(student, name)
         target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(notebook, str(target))
+        nbformat.write(restore_course_cells(notebook, release), str(target))
         try:
             run = course.nbgrader("autograde", name, "--student", student, "--create", "--force",
                                   *self.limits, timeout=self.timeout)

@@ -12,10 +12,24 @@ c.ClearSolutions.code_stub = {
 }
 c.ClearSolutions.text_stub = "ВАШ ОТВЕТ ЗДЕСЬ"
 
-# Execution limits while grading: a cell that runs longer than this is interrupted and the
-# notebook goes on with the next cell.
+# Execution while grading (autograder/execute.py): a cell that runs longer than `timeout` is
+# interrupted and the notebook goes on with the next cell; when the kernel dies, or the notebook's
+# total time is used up, the cells before keep their points and the rest are marked as not run.
 c.Execute.timeout = 120
 c.Execute.interrupt_on_timeout = True
+c.ResilientExecute.notebook_timeout = 600
+c.Autograde.autograde_preprocessors = [
+    "autograder.execute.ResilientExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# A flood of output is cut to this many lines per output (and tracebacks to this many frames).
+c.LimitOutput.max_lines = 200
+c.LimitOutput.max_traceback = 50
 
 # Feedback shows each test's name, points and failure message; the source of hidden tests and
 # the lines of their tracebacks are removed (autograder/feedback.py).

@@ -26,7 +26,7 @@ def test_solutions_score_full_marks(graded, notebook):
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_solutions_write_nothing_to_stderr(graded, notebook):
     _, _, work, *_ = graded
-    autograded = nbformat.read(str(work / "autograded" / "solved" / notebook / f"{notebook}.ipynb"), 4)
+    autograded = nbformat.read(str(work / "students" / "solved" / "autograded" / "solved" / notebook / f"{notebook}.ipynb"), 4)
     for cell in autograded.cells:
         for output in cell.get("outputs", []):
             assert output.output_type != "error", (cell.source[:200], output.get("evalue"))
