@@ -37,6 +37,15 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
     return SOME_FAILED if outcome.count(BROKEN, ERROR) else OK
 
 
+def warn_about_sandbox(grader: Grader) -> None:
+    if grader.sandbox != "bwrap":
+        say("", "!" * 78,
+            "WARNING: bubblewrap (bwrap) is not available, so student code is NOT isolated: it runs",
+            "with resource limits only and can read the course sources and other students' work.",
+            "Install it (Debian/Ubuntu: apt-get install bubblewrap) before grading a real class.",
+            "!" * 78, "")
+
+
 def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True,
                 cell_timeout: int | None = None, notebook_timeout: int | None = None, force: bool = False,
                 shard=None) -> int:
@@ -46,6 +55,7 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
         return BAD_INPUT
     say(f"preparing the course in {work} …")
     grader = Grader(work, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout, force=force)
+    warn_about_sandbox(grader)
     outcome = grade_class(found, grader, out, jobs=jobs, feedback=feedback, shard=shard)
     return report_class(outcome, grader.notebooks, out, feedback)
 
@@ -91,7 +101,9 @@ def cmd_check(args) -> int:
         return BAD_INPUT
     say(f"checking {path} as {name} (hidden tests included) …")
     work = Path(args.work).resolve() if args.work else Path(tempfile.mkdtemp(prefix="bpe-check-"))
-    result = Grader(work, notebooks=[name], force=True).grade("self", name, path)
+    grader = Grader(work, notebooks=[name], force=True)
+    warn_about_sandbox(grader)
+    result = grader.grade("self", name, path)
     say(test_report(result))
     return OK if result.status == GRADED and result.score >= result.max_score else SOME_FAILED
 

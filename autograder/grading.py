@@ -7,6 +7,7 @@ message of each test comes from the autograded notebook's outputs.
 import hashlib
 import json
 import subprocess
+import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from .course import CourseDirectory
 from .normalize import restore_course_cells
+from .sandbox import KERNEL_NAME, bwrap_works, install_kernelspec
 
 GRADED, MISSING, BROKEN, ERROR = "graded", "missing", "broken", "error"
 
@@ -93,15 +95,22 @@ class Grader:
     """
 
     def __init__(self, work: Path, notebooks: list[str] | None = None, timeout: float = 900,
-                 cell_timeout: int | None = None, notebook_timeout: int | None = None, force: bool = False):
+                 cell_timeout: int | None = None, notebook_timeout: int | None = None, force: bool = False,
+                 sandbox: bool = True):
         self.work = Path(work).resolve()
         self.course = CourseDirectory(self.work / "course")
+        # student code runs in the sandboxed kernel (autograder/sandbox.py)
+        install_kernelspec(self.work / "jupyter")
+        self.sandbox = "bwrap" if sandbox and bwrap_works() else ("limits" if sandbox else "off")
+        self.course.env.update(JUPYTER_PATH=str(self.work / "jupyter"), BPE_SANDBOX=self.sandbox)
         self.timeout = timeout  # for a whole notebook
         self.limits = ([f"--Execute.timeout={cell_timeout}"] if cell_timeout else []) + \
-                      ([f"--ResilientExecute.notebook_timeout={notebook_timeout}"] if notebook_timeout else [])
+                      ([f"--ResilientExecute.notebook_timeout={notebook_timeout}"] if notebook_timeout else []) + \
+                      ([f"--Execute.kernel_name={KERNEL_NAME}", "--KernelManager.transport=ipc"] if sandbox else [])
         self.force = force
         self.notebooks = notebooks or self.course.notebooks
         self.copies: dict[str, CourseDirectory] = {}  # student → their course copy, made once per run
+        self.sockets: dict[str, str] = {}             # student → folder of their kernels' sockets
         for name in self.notebooks:
             self.course.generate(name)
         with Gradebook(f"sqlite:///{self.course.gradebook}") as gb:
@@ -129,8 +138,11 @@ class Grader:
                 return result_from_dict(cached["result"])
         if student not in self.copies:
             self.copies[student] = self.course.copy_to(self.work / "students" / student)
+            # the kernel's connection sockets: a short path (unix sockets allow ~100 characters),
+            # private to this student
+            self.sockets[student] = tempfile.mkdtemp(prefix="bpe-ipc-")
         course = self.copies[student]
-        result = self.autograde(course, student, name, path)
+        result = self.autograde(course, student, name, path, self.sockets[student])
         if result.status == GRADED and feedback is not None:
             write_feedback(course, student, name, feedback, self.timeout)
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -146,7 +158,7 @@ class Grader:
             h.update(Path(path).read_bytes())
         return h.hexdigest()
 
-    def autograde(self, course: CourseDirectory, student: str, name: str, path: Path) -> Result:
+    def autograde(self, course: CourseDirectory, student: str, name: str, path: Path, sockets: str) -> Result:
         failed = lambda status, message: Result(student, name, 0, self.max_scores[name], status, message)
         try:
             notebook = read_submission(path)
@@ -157,8 +169,9 @@ class Grader:
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(restore_course_cells(notebook, release), str(target))
         try:
+            kernel = [f"--KernelManager.ip={sockets}/kernel"] if self.sandbox != "off" else []
             run = course.nbgrader("autograde", name, "--student", student, "--create", "--force",
-                                  *self.limits, timeout=self.timeout)
+                                  *self.limits, *kernel, timeout=self.timeout)
         except subprocess.TimeoutExpired:
             return failed(ERROR, f"grading took longer than {self.timeout:.0f} s and was stopped")
         autograded = course.autograded(student, name)

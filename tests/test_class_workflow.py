@@ -1,5 +1,6 @@
 """Whole-class workflow: resuming, shards and merge, the wide table."""
 import csv
+import shutil
 import subprocess
 import sys
 
@@ -10,26 +11,29 @@ from conftest import ROOT, grade, results_of
 NB = "01_hand_example"
 
 
-def test_a_rerun_reuses_what_was_graded_and_regrades_what_changed(graded):
+def test_a_rerun_reuses_what_was_graded_and_regrades_what_changed(graded, tmp_path):
     results, out, work, *_ = graded
+    # a copy of the graded class, so the other tests keep theirs
+    shutil.copytree(work.parent / "submissions", tmp_path / "submissions")
+    out, work = shutil.copytree(out, tmp_path / "out"), shutil.copytree(work, tmp_path / "work", symlinks=True)
     autograded = work / "students" / "solved" / "autograded" / "solved"
     stamps = {p: p.stat().st_mtime_ns for p in autograded.rglob("*.ipynb")}
     assert stamps
-    rerun = grade(work.parent / "submissions", out, "--work", str(work), "--jobs", "2")
+    rerun = grade(tmp_path / "submissions", out, "--work", str(work), "--jobs", "2")
     assert rerun.returncode == 1  # the broken submissions are still broken
     assert {p: p.stat().st_mtime_ns for p in autograded.rglob("*.ipynb")} == stamps, "graded again"
     assert results_of(out) == results
 
     # a changed file is graded again, and the change shows
-    changed = work.parent / "submissions" / "solved" / f"{NB}.ipynb"
+    changed = tmp_path / "submissions" / "solved" / f"{NB}.ipynb"
     original = changed.read_bytes()
     try:
         write(submission(NB, solved=False), changed)
-        again = grade(work.parent / "submissions", out, "--work", str(work), "--jobs", "2")
+        again = grade(tmp_path / "submissions", out, "--work", str(work), "--jobs", "2")
         assert results_of(out)["solved", NB]["score"] == 0, again.stdout
     finally:
         changed.write_bytes(original)
-        grade(work.parent / "submissions", out, "--work", str(work), "--jobs", "2")
+        grade(tmp_path / "submissions", out, "--work", str(work), "--jobs", "2")
     assert results_of(out) == results
 
 
