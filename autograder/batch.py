@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .grading import BROKEN, ERROR, GRADED, MISSING, Grader, Result, result_from_dict
+from .grading import GRADED, MISSING, NOT_GRADED, Grader, Result, result_from_dict
 from .report import write_grades_csv, write_results_json, write_wide_csv
 from .submissions import Class
 
@@ -27,7 +27,7 @@ class Outcome:
         return sum(r.status in statuses for r in self.results)
 
     def summary(self) -> str:
-        return (f"graded {self.count(GRADED)}, failed {self.count(BROKEN, ERROR)}, missing {self.count(MISSING)}"
+        return (f"graded {self.count(GRADED)}, failed {self.count(*NOT_GRADED)}, missing {self.count(MISSING)}"
                 f" notebooks in {self.seconds:.0f} s" + (" (interrupted: the rest is not graded yet)" if self.interrupted else ""))
 
 
@@ -64,7 +64,7 @@ def grade_class(found: Class, grader: Grader, out: Path, jobs: int = 1, feedback
         for future in as_completed(futures):
             student = futures[future]
             done[student] = future.result()
-            failures = sum(r.status in (BROKEN, ERROR) for rs in done.values() for r in rs)
+            failures = sum(r.status in NOT_GRADED for rs in done.values() for r in rs)
             bar.set_postfix(failed=failures)
             bar.update()
             for r in done[student]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .batch import default_jobs, grade_class, merge_outputs, parse_shard
 from .course import CourseError, course_notebooks
-from .grading import BROKEN, ERROR, GRADED, Grader
+from .grading import GRADED, NOT_GRADED, Grader
 from .report import grade_table, test_report
 from .submissions import find_submissions
 
@@ -26,7 +26,7 @@ def say(*lines: str) -> None:
 def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:
     say("", grade_table(outcome.results, notebooks), "")
     problems = [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results
-                if r.status in (BROKEN, ERROR)] + outcome.problems
+                if r.status in NOT_GRADED] + outcome.problems
     if problems:
         say("Problems (graded as 0 or not used):", *("  " + p for p in problems), "")
     say(outcome.summary(), f"grades: {out / 'grades.csv'} (wide: grades_wide.csv, per test: results.json)")
@@ -34,11 +34,11 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
         say(f"feedback: {out / 'feedback'}/<student_id>/<notebook>.html")
     if outcome.interrupted:
         return INTERRUPTED
-    return SOME_FAILED if outcome.count(BROKEN, ERROR) else OK
+    return SOME_FAILED if outcome.count(*NOT_GRADED) else OK
 
 
 def warn_about_sandbox(grader: Grader) -> None:
-    if grader.sandbox != "bwrap":
+    if grader.sandbox == "limits":
         say("", "!" * 78,
             "WARNING: bubblewrap (bwrap) is not available, so student code is NOT isolated: it runs",
             "with resource limits only and can read the course sources and other students' work.",
@@ -48,13 +48,14 @@ def warn_about_sandbox(grader: Grader) -> None:
 
 def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True,
                 cell_timeout: int | None = None, notebook_timeout: int | None = None, force: bool = False,
-                shard=None) -> int:
+                shard=None, sandbox: bool = True) -> int:
     found = find_submissions(submissions, course_notebooks())
     if not found.students:
         say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
         return BAD_INPUT
     say(f"preparing the course in {work} …")
-    grader = Grader(work, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout, force=force)
+    grader = Grader(work, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout, force=force,
+                    sandbox=sandbox)
     warn_about_sandbox(grader)
     outcome = grade_class(found, grader, out, jobs=jobs, feedback=feedback, shard=shard)
     return report_class(outcome, grader.notebooks, out, feedback)
@@ -76,7 +77,8 @@ def cmd_grade(args) -> int:
         return BAD_INPUT
     return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
                        jobs=args.jobs, feedback=not args.no_feedback, cell_timeout=args.cell_timeout,
-                       notebook_timeout=args.notebook_timeout, force=args.force, shard=shard)
+                       notebook_timeout=args.notebook_timeout, force=args.force, shard=shard,
+                       sandbox=not args.no_sandbox)
 
 
 def cmd_merge(args) -> int:
@@ -132,6 +134,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--force", action="store_true", help="grade again what was already graded")
     g.add_argument("--shard", help="grade only shard i of n (i/n), for several machines; then `merge`")
     g.add_argument("--no-feedback", action="store_true", help="skip the feedback HTML")
+    g.add_argument("--no-sandbox", action="store_true",
+                   help="run student code without isolation or limits (only for trusted notebooks)")
     g.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py)")
     g.add_argument("--notebook-timeout", type=int, help="seconds a whole notebook may run (default: nbgrader_config.py)")
     g.set_defaults(run=cmd_grade)

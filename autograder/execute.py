@@ -5,6 +5,7 @@ notebook is lost. Here the cell that killed the kernel gets an error output sayi
 code cell gets one saying it was not run, and the cells before keep their outputs — and so their
 points. The same happens to the cells left when the notebook's total time is used up.
 """
+import secrets
 import time
 
 from nbclient.exceptions import DeadKernelError
@@ -53,6 +54,30 @@ class ResilientExecute(Execute):
             pass  # shutting down a dead kernel may complain again; the outputs are already recorded
         self.set_widgets_metadata()
         return self.nb, self.resources
+
+    def preprocess_cell(self, cell, resources, index):
+        """Test cells must run to their last line: each gets a secret last line that prints a
+        fresh token, removed again afterwards. A test that was blanked out, skipped, or whose
+        error was hidden never prints it, and scores 0."""
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
+            return super().preprocess_cell(cell, resources, index)
+        source, token = cell.source, secrets.token_hex(16)
+        cell.source = f"{source}\nprint({token!r})"
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        finally:
+            cell.source = source
+            finished = False
+            for output in cell.outputs:
+                if output.output_type == "stream" and token in output.text:
+                    finished = True
+                    output.text = output.text.replace(token + "\n", "").replace(token, "")
+            cell.outputs = [o for o in cell.outputs if not (o.output_type == "stream" and not o.text)]
+            if not finished and not any(o.output_type == "error" for o in cell.outputs):
+                cell.outputs.append(error_output(
+                    "TestDidNotFinish", "Тест не дошёл до конца: ячейка теста была изменена, пропущена "
+                    "или её ошибка скрыта"))
 
     @staticmethod
     def not_run(cell, reason: str) -> None:

@@ -15,10 +15,12 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from .course import CourseDirectory
+from .guard import tampering
 from .normalize import restore_course_cells
 from .sandbox import KERNEL_NAME, bwrap_works, install_kernelspec
 
-GRADED, MISSING, BROKEN, ERROR = "graded", "missing", "broken", "error"
+GRADED, MISSING, BROKEN, ERROR, FLAGGED = "graded", "missing", "broken", "error", "flagged"
+NOT_GRADED = (BROKEN, ERROR, FLAGGED)  # a problem to report: 0 points, and the instructor should look
 
 
 @dataclass
@@ -165,9 +167,13 @@ class Grader:
         except (SubmissionError, OSError) as e:
             return failed(BROKEN, f"{Path(path).name}: {e}")
         release = nbformat.read(str(course.released(name)), as_version=4)
+        notebook = restore_course_cells(notebook, release)
+        findings = tampering(notebook, release)
+        if findings:
+            return failed(FLAGGED, "not run: the code tampers with the grading (review it): " + "; ".join(findings[:5]))
         target = course.submitted(student, name)
         target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(restore_course_cells(notebook, release), str(target))
+        nbformat.write(notebook, str(target))
         try:
             kernel = [f"--KernelManager.ip={sockets}/kernel"] if self.sandbox != "off" else []
             run = course.nbgrader("autograde", name, "--student", student, "--create", "--force",

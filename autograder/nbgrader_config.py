@@ -17,6 +17,7 @@ c.ClearSolutions.text_stub = "ВАШ ОТВЕТ ЗДЕСЬ"
 # total time is used up, the cells before keep their points and the rest are marked as not run.
 c.Execute.timeout = 120
 c.Execute.interrupt_on_timeout = True
+c.Execute.startup_timeout = 180  # a sandboxed kernel on a busy machine can take a while to start
 c.ResilientExecute.notebook_timeout = 600
 c.Autograde.autograde_preprocessors = [
     "autograder.execute.ResilientExecute",

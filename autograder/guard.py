@@ -1,0 +1,83 @@
+"""Code that tampers with the grading itself, found before it runs.
+
+A student's code runs in the same Python process as the tests, so it could replace the check
+helpers, builtins, IPython's traceback display or input transformers, and make failing tests
+look passed. The sandbox cannot stop that; this scan does, for the ways we know. It reads every
+cell the student wrote or changed (the course's own cells, unchanged, are not scanned) and names
+each suspicious line. A flagged notebook scores 0 and is listed for the instructor to review.
+"""
+import ast
+import io
+import tokenize
+
+import nbformat
+
+# names whose mere use in a student's cell is a reason to look: this course never needs them
+SUSPICIOUS_NAMES = {
+    "builtins": "меняет встроенные функции Python",
+    "__builtins__": "меняет встроенные функции Python",
+    "get_ipython": "меняет поведение IPython",
+    "input_transformers_cleanup": "перехватывает текст следующих ячеек",
+    "input_transformers_post": "перехватывает текст следующих ячеек",
+    "ast_transformers": "перехватывает код следующих ячеек",
+    "showtraceback": "прячет ошибки",
+    "settrace": "следит за выполнением тестов",
+    "setprofile": "следит за выполнением тестов",
+    "ctypes": "меняет память интерпретатора",
+    "get_referrers": "ищет объекты тестов",
+    "excepthook": "прячет ошибки",
+}
+PROTECTED_MODULES = ("bpe_course", "sys.modules", "importlib", "IPython")
+
+
+def _lines(source: str):
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def suspicious_lines(source: str) -> list[str]:
+    """Human-readable findings for one cell's source."""
+    found = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        tokens = []
+    for tok in tokens:
+        if tok.type == tokenize.NAME and tok.string in SUSPICIOUS_NAMES:
+            found.append(f"строка {tok.start[0]}: `{tok.line.strip()}` — {SUSPICIOUS_NAMES[tok.string]}")
+    tree = _lines(source)
+    if tree is not None:
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+                targets = node.args[:1]
+            for target in targets:
+                text = ast.unparse(target)
+                if any(text.startswith(m) or f" {m}" in text for m in PROTECTED_MODULES) or "checks" in text.split(".")[:-1]:
+                    found.append(f"строка {getattr(node, 'lineno', '?')}: `{ast.unparse(node)[:120]}` — "
+                                 "подменяет модуль, которым пользуются тесты")
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                module = node.module if isinstance(node, ast.ImportFrom) else None
+                names = [module or ""] + [a.name for a in node.names]
+                if any(n == "bpe_course.checks" or n.startswith("IPython") for n in names if n):
+                    found.append(f"строка {node.lineno}: `{ast.unparse(node)}` — импорт механизмов проверки")
+    return list(dict.fromkeys(found))
+
+
+def tampering(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[str]:
+    """Findings in the cells the student wrote or changed; [] when there are none."""
+    course_sources = {c.get("id"): c.source for c in release.cells}
+    fixed = {c.get("id") for c in release.cells
+             if c.metadata.get("nbgrader", {}).get("grade_id") and not c.metadata["nbgrader"].get("solution")}
+    findings = []
+    for number, cell in enumerate(submitted.cells, start=1):
+        if cell.cell_type != "code" or cell.get("id") in fixed:
+            continue
+        if course_sources.get(cell.get("id")) == cell.source:
+            continue  # a lesson cell as the course wrote it
+        findings += [f"ячейка {number}, {line}" for line in suspicious_lines(cell.source)]
+    return findings
