@@ -6,6 +6,7 @@ could not be prepared (e.g. nbgrader failed on solutions/); 130 interrupted (wha
 kept and written out; run the same command again to go on).
 """
 import argparse
+import csv
 import shutil
 import tempfile
 from pathlib import Path
@@ -14,7 +15,7 @@ from .batch import default_jobs, grade_class, merge_outputs, parse_shard
 from .course import CourseError, course_notebooks
 from .grading import GRADED, NOT_GRADED, Grader
 from .report import grade_table, test_report
-from .submissions import find_submissions
+from .submissions import LMS_PATTERNS, find_submissions, import_zip
 
 OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -46,10 +47,26 @@ def warn_about_sandbox(grader: Grader) -> None:
             "!" * 78, "")
 
 
+def unpack(archive: Path, out: Path, lms: str, pattern: str) -> tuple[Path, list[str]]:
+    """An LMS export zip, unpacked into OUT/submissions/<student_id>/; names go to OUT/roster.csv."""
+    dest = out / "submissions"
+    shutil.rmtree(dest, ignore_errors=True)
+    problems, names = import_zip(archive, dest, course_notebooks(), pattern=pattern, lms=lms)
+    with open(out / "roster.csv", "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([("student_id", "name"), *sorted(names.items())])
+    say(f"unpacked {archive.name}: {len(names)} students into {dest} (names: {out / 'roster.csv'})")
+    return dest, problems
+
+
 def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True,
                 cell_timeout: int | None = None, notebook_timeout: int | None = None, force: bool = False,
-                shard=None, sandbox: bool = True) -> int:
+                shard=None, sandbox: bool = True, lms: str = "auto", pattern: str = "") -> int:
+    problems = []
+    if submissions.is_file() and submissions.suffix == ".zip":
+        out.mkdir(parents=True, exist_ok=True)
+        submissions, problems = unpack(submissions, out, lms, pattern)
     found = find_submissions(submissions, course_notebooks())
+    found.problems[:0] = problems
     if not found.students:
         say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
         return BAD_INPUT
@@ -78,7 +95,7 @@ def cmd_grade(args) -> int:
     return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
                        jobs=args.jobs, feedback=not args.no_feedback, cell_timeout=args.cell_timeout,
                        notebook_timeout=args.notebook_timeout, force=args.force, shard=shard,
-                       sandbox=not args.no_sandbox)
+                       sandbox=not args.no_sandbox, lms=args.lms, pattern=args.name_pattern)
 
 
 def cmd_merge(args) -> int:
@@ -126,8 +143,12 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("release", help="generate the student notebooks from solutions/")
     r.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "notebooks"))
     r.set_defaults(run=cmd_release)
-    g = sub.add_parser("grade", help="autograde a class: SUBMISSIONS/<student_id>/<notebook>.ipynb")
-    g.add_argument("submissions")
+    g = sub.add_parser("grade", help="autograde a class: SUBMISSIONS/<student_id>/<notebook>.ipynb, or an LMS zip")
+    g.add_argument("submissions", help="a folder of student folders, or a Moodle/Canvas export .zip")
+    g.add_argument("--lms", choices=["auto", *LMS_PATTERNS], default="auto",
+                   help="file naming of the zip (default: recognise Moodle, Canvas, or student/notebook folders)")
+    g.add_argument("--name-pattern", default="",
+                   help="a regex with groups student_id and file_id for other platforms' zip names")
     g.add_argument("--out", default="grades", help="where grades.csv and feedback/ go (default: ./grades)")
     g.add_argument("--work", help="nbgrader work folder (default: OUT/work; keep it to resume)")
     g.add_argument("--jobs", type=int, default=default_jobs(), help="students graded at once (default: cores)")

@@ -1,20 +1,77 @@
-"""Finding each student's notebooks in a submissions folder.
+"""Finding each student's notebooks: in a folder of student folders, or in an LMS export zip.
 
-The layout is SUBMISSIONS_DIR/<student_id>/<NN_name>.ipynb. Anything that does not fit is
-reported, never silently dropped.
+The folder layout is SUBMISSIONS_DIR/<student_id>/<NN_name>.ipynb. A zip exported by Moodle or
+Canvas (or named by any regex) is unpacked into that layout first (`import_zip`); its file names
+are parsed by `LmsCollector`, an nbgrader zip_collect plugin, so the same rules also serve
+`nbgrader zip_collect`. Anything that does not fit is reported, never silently dropped; when a
+student submitted one notebook twice, the newer file is used and the other is reported.
 """
 import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nbgrader.plugins import FileNameCollectorPlugin
+from traitlets import Enum
+
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
 IGNORED = {".ipynb_checkpoints", "__MACOSX", ".DS_Store"}
+COPY_SUFFIX = re.compile(r"(?:-(\d+)| \((\d+)\))$")   # Canvas "-1", a browser's " (1)"
+MAX_NOTEBOOK_BYTES = 50 * 2**20
+
+# file-name rules of the learning platforms' "download all submissions" exports
+LMS_PATTERNS = {
+    # "Ivan Petrov_123456_assignsubmission_file_/02_x.ipynb" (in folders) or "..._file_02_x.ipynb"
+    "moodle": r"(?:.*/)?(?P<name>[^/]+?)_(?P<student_id>\d+)_assignsubmission_file_/?(?P<file_id>[^/]+)$",
+    # "petrovivan_late_12345_678910_02_x-1.ipynb"
+    "canvas": r"(?:.*/)?(?P<name>[a-z]+)_(?:late_|LATE_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_(?P<file_id>[^/]+)$",
+    # a zip of the folder layout itself: "class/ivanov/02_x.ipynb"
+    "folders": r"(?:.*/)?(?P<student_id>[^/]+)/(?P<file_id>[^/]+)$",
+}
+
+
+class LmsCollector(FileNameCollectorPlugin):
+    """Reads student id and file name from Moodle or Canvas export names, or from `named_regexp`
+    (a regex with the groups student_id and file_id), e.g.
+    `nbgrader zip_collect --ZipCollectApp.collector_plugin=autograder.submissions.LmsCollector`."""
+
+    lms = Enum(["auto", *LMS_PATTERNS], "auto", help="which platform's naming to read").tag(config=True)
+
+    def _match(self, filename: str):
+        if self.named_regexp:
+            return super()._match(filename)
+        names = list(LMS_PATTERNS) if self.lms == "auto" else [self.lms]
+        for name in names:
+            match = re.match(LMS_PATTERNS[name], filename)
+            if match:
+                return match.groupdict()
+        return None
 
 
 @dataclass
 class Class:
     students: dict[str, dict[str, Path]] = field(default_factory=dict)  # student → notebook → file
     problems: list[str] = field(default_factory=list)                   # what could not be used
+
+
+def course_name(filename: str, notebooks: list[str]) -> tuple[str | None, int]:
+    """The course notebook a file name stands for, and its copy number (0 for the original)."""
+    stem = filename[:-len(".ipynb")] if filename.endswith(".ipynb") else None
+    if stem is None:
+        return None, 0
+    copy = COPY_SUFFIX.search(stem)
+    number = int(next(g for g in copy.groups() if g)) if copy else 0
+    stem = stem[:copy.start()] if copy else stem
+    return (stem if stem in notebooks else None), number
+
+
+def keep_newest(found: Class, student: str, name: str, path: Path, rank) -> None:
+    files = found.students.setdefault(student, {})
+    if name in files:
+        older, newer = sorted([files[name], path], key=rank)
+        found.problems.append(f"{student}: two submissions of {name}; graded {newer.name}, ignored {older.name}")
+        path = newer
+    files[name] = path
 
 
 def find_submissions(folder: Path, notebooks: list[str]) -> Class:
@@ -31,13 +88,59 @@ def find_submissions(folder: Path, notebooks: list[str]) -> Class:
         if not STUDENT_ID.match(entry.name):
             found.problems.append(f"{entry.name}/: not a usable student id (letters, digits, _ . @ - only)")
             continue
-        found.students[entry.name] = files = {}
+        found.students[entry.name] = {}
         for path in sorted(entry.rglob("*")):
             if path.is_dir() or any(part in IGNORED or part.startswith(".") for part in path.relative_to(entry).parts):
                 continue
-            if path.suffix == ".ipynb" and path.stem in notebooks and path.parent == entry:
-                files[path.stem] = path
+            name, copy = course_name(path.name, notebooks)
+            if name and path.parent == entry:
+                keep_newest(found, entry.name, name, path, rank=lambda p: (p.stat().st_mtime, p.name))
             else:
                 found.problems.append(f"{entry.name}/{path.relative_to(entry)}: not a course notebook "
                                       f"(expected one of: {', '.join(n + '.ipynb' for n in notebooks)})")
     return found
+
+
+def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "",
+               lms: str = "auto") -> tuple[list[str], dict[str, str]]:
+    """Unpack the course notebooks of an LMS export into dest/<student_id>/<notebook>.ipynb.
+
+    Returns the problems (files that matched no student or notebook, duplicates, oversized
+    files) and the students' names as the export gives them (student_id → name)."""
+    collector = LmsCollector(named_regexp=pattern, lms=lms)
+    problems, chosen, names = [], {}, {}  # chosen: (student, notebook) → (rank, zip entry)
+    with zipfile.ZipFile(archive) as zf:
+        for entry in zf.infolist():
+            parts = Path(entry.filename).parts
+            if entry.is_dir() or any(p in IGNORED or p.startswith(".") for p in parts):
+                continue
+            if not entry.filename.endswith(".ipynb"):
+                problems.append(f"{entry.filename}: not a notebook; not used")
+                continue
+            info = collector.collect(entry.filename)
+            if not info:
+                problems.append(f"{entry.filename}: no student id in the name ({lms} naming)")
+                continue
+            student = re.sub(r"[^A-Za-z0-9_.@-]", "_", info["student_id"]).strip("_") or "unknown"
+            names[student] = info.get("name") or student
+            name, copy = course_name(Path(info["file_id"]).name, notebooks)
+            if not name:
+                problems.append(f"{entry.filename}: not a course notebook")
+                continue
+            if entry.file_size > MAX_NOTEBOOK_BYTES:
+                problems.append(f"{entry.filename}: {entry.file_size} bytes, too large for a notebook; not used")
+                continue
+            rank = (copy, entry.date_time, entry.filename)
+            key = (student, name)
+            if key in chosen:
+                older, newer = sorted([chosen[key], (rank, entry)], key=lambda x: x[0])
+                problems.append(f"{student}: two submissions of {name}; graded {newer[1].filename}, "
+                                f"ignored {older[1].filename}")
+                chosen[key] = newer
+            else:
+                chosen[key] = (rank, entry)
+        for (student, name), (_, entry) in chosen.items():
+            target = dest / student / f"{name}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(zf.read(entry))  # written by our name: no path from the zip is used
+    return problems, names
