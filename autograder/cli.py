@@ -120,9 +120,7 @@ def cmd_check(args) -> int:
         return BAD_INPUT
     say(f"checking {path} as {name} (hidden tests included) …")
     work = Path(args.work).resolve() if args.work else Path(tempfile.mkdtemp(prefix="bpe-check-"))
-    grader = Grader(work, notebooks=[name], force=True)
-    warn_about_sandbox(grader)
-    result = grader.grade("self", name, path)
+    result = Grader(work, notebooks=[name], force=True).grade("self", name, path)
     say(test_report(result))
     return OK if result.status == GRADED and result.score >= result.max_score else SOME_FAILED
 
