@@ -6,6 +6,7 @@ message of each test comes from the autograded notebook's outputs.
 """
 import hashlib
 import json
+import re
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -214,8 +215,13 @@ def write_feedback(course: CourseDirectory, student: str, name: str, out: Path, 
     if run.returncode != 0 or not made.exists():
         return None
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(made.read_bytes())
+    out.write_text(name_tests(made.read_text(encoding="utf-8")), encoding="utf-8")
     return out
+
+
+def name_tests(html: str) -> str:
+    """nbgrader's feedback lists every test as "Test cell"; name each by its grade_id instead."""
+    return re.sub(r'<a href="#([^"]+)">Test cell</a>', r'<a href="#\1">\1</a>', html)
 
 
 def result_from_dict(data: dict) -> Result:

@@ -40,6 +40,7 @@ def cheat(cells):
 FAULTS = {
     "kernel_killed": submission(NB, replace={"learn_merges": "import os\nos._exit(1)"}),
     "sys_exit": submission(NB, replace={"learn_merges": "import sys\nsys.exit(0)"}),
+    "memory_hog": submission(NB, replace={"learn_merges": "hog = bytearray(64 * 2**30)"}),
     "endless_loop": submission(NB, replace={"learn_merges": "while True:\n    pass"}),
     "too_slow_overall": submission(NB, replace={g: SLOW + src for g, src in solution_sources(NB).items()
                                                 if g in ("count_pairs", "merge_pair", "learn_merges")}),
@@ -67,7 +68,7 @@ def scores(result):
     return {t["name"]: t for t in result["tests"]}
 
 
-@pytest.mark.parametrize("student", ["kernel_killed", "sys_exit", "endless_loop", "too_slow_overall"])
+@pytest.mark.parametrize("student", ["kernel_killed", "sys_exit", "memory_hog", "endless_loop", "too_slow_overall"])
 def test_a_fault_keeps_the_points_before_it_and_says_what_happened(faults, student):
     results, _ = faults
     r = results[student, NB]
@@ -78,7 +79,7 @@ def test_a_fault_keeps_the_points_before_it_and_says_what_happened(faults, stude
     for name in LATE:
         assert tests[name]["score"] == 0, name
     message = tests["test_learn_merges"]["message"]
-    expected = {"kernel_killed": "ядро Python остановилось", "sys_exit": "learn_merges",
+    expected = {"kernel_killed": "ядро Python остановилось", "sys_exit": "learn_merges", "memory_hog": "learn_merges",
                 "endless_loop": "learn_merges", "too_slow_overall": "исчерпал"}[student]
     assert expected in message, message
 
@@ -105,3 +106,29 @@ def test_an_old_nbformat_notebook_is_graded(faults):
     results, _ = faults
     r = results["old_format", NB]
     assert r["status"] == "graded" and r["score"] == r["max_score"], r["message"]
+
+
+def test_ctrl_c_keeps_what_was_graded_and_a_rerun_finishes(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from conftest import ROOT
+    for i in range(4):
+        write(submission(NB), tmp_path / "class" / f"s{i}" / f"{NB}.ipynb")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "autograder", "grade", str(tmp_path / "class"), "--out", str(out),
+               "--no-feedback", "--jobs", "1"]
+    grader = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    results = out / "work" / "results"
+    deadline = time.monotonic() + 600
+    while not list(results.rglob("*.json")) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    grader.send_signal(signal.SIGINT)
+    output, _ = grader.communicate(timeout=300)
+    assert grader.returncode == 130, output
+    kept = {key: r for key, r in results_of(out).items() if key[1] == NB}
+    assert 1 <= len(kept) < 4 and all(r["score"] == r["max_score"] for r in kept.values()), output
+    rerun = grade(tmp_path / "class", out, "--no-feedback", "--jobs", "1")
+    graded = {key: r for key, r in results_of(out).items() if key[1] == NB}
+    assert rerun.returncode == 0 and len(graded) == 4 and all(r["score"] == r["max_score"] for r in graded.values())

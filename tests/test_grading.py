@@ -98,7 +98,7 @@ def test_broken_submissions_are_reported_and_the_class_is_still_graded(graded):
 def test_feedback_shows_messages_but_not_hidden_tests(graded):
     _, out, *_ = graded
     html = (out / "feedback" / "tie_goes_to_last_pair" / "01_hand_example.html").read_text(encoding="utf-8")
-    assert "test_learn_merges_hidden" in html
+    assert '">test_learn_merges_hidden</a> (Score: 0.0 / 3.0)' in html  # each test listed by name
     assert "ничьей" in html                      # the failure message reaches the student
     assert "BEGIN HIDDEN TESTS" not in html
     assert "sennrich[:6]" not in html            # a line of the hidden test's source
