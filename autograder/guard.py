@@ -30,7 +30,7 @@ SUSPICIOUS_NAMES = {
 PROTECTED_MODULES = ("bpe_course", "sys.modules", "importlib", "IPython")
 
 
-def _lines(source: str):
+def _parse(source: str):
     try:
         return ast.parse(source)
     except SyntaxError:
@@ -47,7 +47,7 @@ def suspicious_lines(source: str) -> list[str]:
     for tok in tokens:
         if tok.type == tokenize.NAME and tok.string in SUSPICIOUS_NAMES:
             found.append(f"строка {tok.start[0]}: `{tok.line.strip()}` — {SUSPICIOUS_NAMES[tok.string]}")
-    tree = _lines(source)
+    tree = _parse(source)
     if tree is not None:
         for node in ast.walk(tree):
             targets = []

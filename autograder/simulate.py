@@ -8,12 +8,9 @@ from pathlib import Path
 import nbformat
 
 from .course import NOTEBOOKS, SOLUTIONS
+from .normalize import grade_id
 
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
-
-
-def grade_id(cell) -> str | None:
-    return cell.metadata.get("nbgrader", {}).get("grade_id")
 
 
 def solution_sources(name: str, solutions: Path = SOLUTIONS) -> dict[str, str]:
