@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed
 
-.PHONY: setup test demo release lab clean
+.PHONY: setup test demo release lab bench bench-grading clean
 
 setup: $(STAMP)
 
@@ -22,6 +22,12 @@ demo: $(STAMP)     ## autograde the bundled example class into demo-output/
 
 release: $(STAMP)  ## regenerate notebooks/ from solutions/
 	$(PY) -m autograder release
+
+bench: $(STAMP)    ## the course's trainers and encoders next to HF tokenizers and tiktoken
+	$(PY) bench/bench_bpe.py
+
+bench-grading: $(STAMP)  ## grading a synthetic class with 1 and 2 parallel jobs
+	$(PY) bench/bench_grading.py --students 6 --notebooks 01_hand_example,02_byte_level_training
 
 lab: $(STAMP)      ## JupyterLab on the student notebooks
 	$(VENV)/bin/jupyter lab notebooks/
