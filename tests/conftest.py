@@ -33,6 +33,7 @@ def build_class(folder: Path) -> None:
     broken.mkdir()
     (broken / "01_hand_example.ipynb").write_text('{"cells": [', encoding="utf-8")
     (broken / "02_byte_level_training.ipynb").write_text("", encoding="utf-8")
+    (broken / "03_encode_order.ipynb").write_text('{"name": "not a notebook"}', encoding="utf-8")
     (broken / "notes.txt").write_text("not a notebook", encoding="utf-8")
 
 

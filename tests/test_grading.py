@@ -90,6 +90,7 @@ def test_broken_submissions_are_reported_and_the_class_is_still_graded(graded):
     assert results["broken", "01_hand_example"]["status"] == "broken"
     assert "not valid JSON" in results["broken", "01_hand_example"]["message"]
     assert "empty" in results["broken", "02_byte_level_training"]["message"]
+    assert "not a Jupyter notebook" in results["broken", "03_encode_order"]["message"]
     assert "broken/notes.txt: not a course notebook" in output
     assert code == 1, output  # done, but some submissions could not be graded
     assert results["solved", "01_hand_example"]["status"] == "graded"
