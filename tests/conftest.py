@@ -18,7 +18,7 @@ from autograder.simulate import submission, write
 from mistakes import ALTERNATIVES, MISTAKES
 
 ROOT = Path(__file__).resolve().parent.parent
-CELL_TIMEOUT = 60  # generous for a shared CI machine; the looping mistake hits it
+CELL_TIMEOUT = 60  # generous for a shared CI machine (looping mistakes are stopped by checks.run first)
 
 
 def build_class(folder: Path) -> None:

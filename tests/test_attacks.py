@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from autograder.sandbox import bwrap_works
-from autograder.simulate import solution_sources, submission, write
+from autograder.simulate import submission, write
 from conftest import grade, results_of
 
 NB = "01_hand_example"

@@ -1,20 +1,12 @@
 """Mistakes and alternative solutions for notebook 02_byte_level_training."""
+from autograder.demo import OVERLAPPING_MERGE
+
 from . import Alternative, Mistake
 
 NB02 = "02_byte_level_training"
 
 MISTAKES = [
-    Mistake("overlapping_merge", NB02, "merge", '''
-def merge(ids, pair, new_id):
-    out = []
-    for i in range(len(ids)):
-        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
-            out.append(new_id)
-        elif i > 0 and (ids[i - 1], ids[i]) == pair:
-            continue
-        else:
-            out.append(ids[i])
-    return out''', "test_merge", "без перекрытий"),
+    Mistake("overlapping_merge", NB02, "merge", OVERLAPPING_MERGE, "test_merge", "без перекрытий"),  # the demo's carol
     Mistake("pair_counts_most_common", NB02, "get_pair_counts", '''
 from collections import Counter
 def get_pair_counts(ids):
