@@ -1,18 +1,39 @@
-"""Grading a whole class: in parallel, resumable, in shards, with a progress bar and a summary."""
+"""Grading a whole class: worker processes, a cache that makes reruns instant, interrupts that lose nothing.
+
+The class grader prepares the course once (autograder.course.PreparedCourse), looks up every
+submitted notebook in its cache (keyed by the SHA-256 of the file and of the course notebook),
+and sends the rest to `jobs` worker processes (autograder.worker). As each result arrives it is
+cached (atomically), recorded in the class gradebook (autograder.gradebook) and its feedback
+kept; at the end — or at a Ctrl-C — the output files are written for everything known.
+
+- A worker that dies costs the notebook it was grading (status `error`, tried again next run);
+  a new worker takes its place.
+- Ctrl-C stops the workers at once; results that arrive while stopping are dropped, never cached.
+  The outputs list everything graded so far, this run or before, so an interrupted run never
+  leaves a less complete grades.csv than the one it started with.
+- `force` regrades everything graded before the run started; if such a run is interrupted, the
+  next run (with or without --force) regrades exactly what it had not reached.
+"""
 import hashlib
 import json
+import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections import deque
 from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from pathlib import Path
 
+import nbformat
 from tqdm import tqdm
 
-from .grading import GRADED, MISSING, NOT_GRADED, Grader, Result, result_from_dict
+from . import gradebook, worker
+from .course import PreparedCourse
 from .report import write_grades_csv, write_results_json, write_wide_csv
+from .results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict
 from .submissions import Class
 
 
@@ -22,12 +43,14 @@ class Outcome:
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
     interrupted: bool = False
+    from_cache: int = 0
 
     def count(self, *statuses: str) -> int:
         return sum(r.status in statuses for r in self.results)
 
     def summary(self) -> str:
-        return (f"graded {self.count(GRADED)}, failed {self.count(*NOT_GRADED)}, missing {self.count(MISSING)}"
+        cached = f" ({self.from_cache} from earlier runs)" if self.from_cache else ""
+        return (f"graded {self.count(GRADED)}{cached}, failed {self.count(*NOT_GRADED)}, missing {self.count(MISSING)}"
                 f" notebooks in {self.seconds:.0f} s" + (" (interrupted: the rest is not graded yet)" if self.interrupted else ""))
 
 
@@ -47,46 +70,237 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def grade_class(found: Class, grader: Grader, out: Path, jobs: int = 1, feedback: bool = True,
-                shard: tuple[int, int] | None = None) -> Outcome:
-    """Grade every student of `found` (or a shard of them); write the outputs even when interrupted."""
-    students = sorted(found.students)
-    if shard:
-        students = [s for s in students if shard_of(s, shard[1]) == shard[0]]
-    outcome = Outcome(problems=list(found.problems))
-    started = time.monotonic()
-    feedback_dir = out / "feedback" if feedback else None
-    done: dict[str, list[Result]] = {}
-    bar = tqdm(total=len(students), unit="student", desc="grading", file=sys.stderr, disable=None)
-    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+class Cache:
+    """work/results/<student>/<notebook>.json (+ .html, the feedback): results keyed by what they
+    depend on. Written only by the class grader, each file atomically."""
+
+    def __init__(self, work: Path):
+        self.root = Path(work) / "results"
+        self.force_file = Path(work) / "force.json"
+
+    def paths(self, student: str, notebook: str) -> tuple[Path, Path]:
+        folder = self.root / student
+        return folder / f"{notebook}.json", folder / f"{notebook}.html"
+
+    def get(self, student: str, notebook: str, key: str, since: float | None):
+        path, html = self.paths(student, notebook)
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            if entry["key"] != key or (since is not None and entry["graded_at"] < since):
+                return None
+            return result_from_dict(entry["result"]), (html.read_text(encoding="utf-8") if html.exists() else None)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, result: Result, key: str, html: str | None) -> None:
+        path, html_path = self.paths(result.student, result.notebook)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if html is not None:
+            atomic_write(html_path, html)
+        atomic_write(path, json.dumps({"key": key, "graded_at": time.time(), "result": result.to_dict()},
+                                      ensure_ascii=False))
+
+    def force_since(self, force: bool) -> float | None:
+        """The start of the forced regrade in progress (begun now if `force`), or None."""
+        try:
+            return json.loads(self.force_file.read_text())["since"]
+        except (OSError, ValueError, KeyError):
+            pass
+        if not force:
+            return None
+        self.force_file.parent.mkdir(parents=True, exist_ok=True)
+        since = time.time()
+        atomic_write(self.force_file, json.dumps({"since": since}))
+        return since
+
+    def force_done(self) -> None:
+        self.force_file.unlink(missing_ok=True)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def file_key(path: Path, digest: str) -> str:
+    h = hashlib.sha256(digest.encode())
     try:
-        futures = {pool.submit(grader.grade_student, s, found.students[s], feedback_dir): s for s in students}
-        for future in as_completed(futures):
-            student = futures[future]
-            done[student] = future.result()
-            failures = sum(r.status in NOT_GRADED for rs in done.values() for r in rs)
-            bar.set_postfix(failed=failures)
-            bar.update()
-            for r in done[student]:
-                tqdm.write(f"  {r.student:<20} {r.notebook:<28} {r.score:g}/{r.max_score:g}  {r.status}")
-    except KeyboardInterrupt:
-        outcome.interrupted = True
-        pool.shutdown(wait=False, cancel_futures=True)
-    finally:
-        bar.close()
-        pool.shutdown(wait=not outcome.interrupted)
-    outcome.results = [r for s in students if s in done for r in done[s]]
-    outcome.seconds = time.monotonic() - started
-    write_outputs(outcome, grader.notebooks, out)
-    return outcome
+        h.update(Path(path).read_bytes())
+    except OSError:
+        h.update(b"<unreadable>")
+    return h.hexdigest()
 
 
-def write_outputs(outcome: Outcome, notebooks: list[str], out: Path) -> None:
+class Workers:
+    """`jobs` worker processes; each takes one task at a time."""
+
+    def __init__(self, jobs: int, course_root: Path, overrides: dict):
+        self.context = multiprocessing.get_context("spawn")
+        self.course_root, self.overrides = str(course_root), overrides
+        self.slots: dict[int, tuple] = {}          # slot → (process, connection)
+        self.busy: dict[int, dict] = {}             # slot → task
+        for slot in range(jobs):
+            self.start(slot)
+
+    def start(self, slot: int) -> None:
+        mine, theirs = self.context.Pipe()
+        process = self.context.Process(target=worker.main, daemon=True,
+                                       args=(theirs, slot, self.course_root, self.overrides, os.getpid()))
+        process.start()
+        theirs.close()
+        self.slots[slot] = (process, mine)
+
+    def idle(self) -> list[int]:
+        return [s for s in self.slots if s not in self.busy]
+
+    def send(self, slot: int, task: dict) -> None:
+        self.busy[slot] = task
+        self.slots[slot][1].send(task)
+
+    def answers(self, timeout: float = 1.0):
+        """(task, answer) for each finished task; answer None when the worker died on it."""
+        ready = wait([c for _, c in self.slots.values()] + [p.sentinel for p, _ in self.slots.values()], timeout)
+        done = []
+        for slot, (process, conn) in list(self.slots.items()):
+            if conn in ready or process.sentinel in ready:
+                try:
+                    answer = conn.recv()
+                except (EOFError, OSError):
+                    answer = None
+                task = self.busy.pop(slot, None)
+                if answer is None:
+                    process.join(1)
+                    self.start(slot)
+                    if task is not None:
+                        task["exitcode"] = process.exitcode
+                if task is not None:
+                    done.append((task, answer))
+        return done
+
+    def stop(self, now: bool = False) -> None:
+        for process, conn in self.slots.values():
+            try:
+                if now:
+                    process.terminate()
+                else:
+                    conn.send(None)
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + 5
+        for process, conn in self.slots.values():
+            process.join(max(0.1, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join(1)
+            conn.close()
+
+
+class ClassGrader:
+    """Grades a class of submissions against the prepared course."""
+
+    def __init__(self, course: PreparedCourse, work: Path, jobs: int = 1, force: bool = False,
+                 feedback: bool = True, overrides: dict | None = None, notebooks: list[str] | None = None):
+        self.course, self.work = course, Path(work)
+        self.jobs, self.force, self.feedback = max(1, jobs), force, feedback
+        self.overrides = overrides or {}
+        self.notebooks = notebooks or course.notebooks
+        self.cache = Cache(self.work)
+        self.course_notebooks = {n: course.notebook(n) for n in self.notebooks}
+
+    def grade(self, found: Class, out: Path, shard: tuple[int, int] | None = None) -> Outcome:
+        students = sorted(found.students)
+        if shard:
+            students = [s for s in students if shard_of(s, shard[1]) == shard[0]]
+        outcome = Outcome(problems=list(found.problems))
+        started = time.monotonic()
+        since = self.cache.force_since(self.force)
+        known: dict[tuple, Result] = {}
+        html: dict[tuple, str] = {}
+        tasks = deque()
+        for student in students:
+            for name in self.notebooks:
+                course_nb = self.course_notebooks[name]
+                path = found.students[student].get(name)
+                if path is None:
+                    known[student, name] = Result(student, name, 0, course_nb.max_score, MISSING, "not submitted")
+                    continue
+                key = file_key(path, course_nb.digest)
+                hit = self.cache.get(student, name, key, since)
+                if hit is None and since is not None:     # interrupted before it was regraded: keep the old grade
+                    old = self.cache.get(student, name, key, None)
+                    if old is not None:
+                        known[student, name], html[student, name] = old[0], old[1]
+                if hit is not None:
+                    known[student, name], html[student, name] = hit
+                    outcome.from_cache += 1
+                else:
+                    tasks.append({"id": len(tasks), "student": student, "notebook": name, "path": str(path),
+                                  "key": key, "feedback": self.feedback})
+        bar = tqdm(total=len(tasks), unit="notebook", desc="grading", file=sys.stderr, disable=None)
+        failures = 0
+        workers = None
+        try:
+            if tasks:
+                workers = Workers(min(self.jobs, len(tasks)), self.course.root, self.overrides)
+            while tasks or (workers and workers.busy):
+                for slot in workers.idle():
+                    if tasks:
+                        workers.send(slot, tasks.popleft())
+                for task, answer in workers.answers():
+                    result = self.receive(task, answer, html)
+                    known[result.student, result.notebook] = result
+                    failures += result.status in NOT_GRADED
+                    bar.set_postfix(failed=failures)
+                    bar.update()
+                    tqdm.write(f"  {result.student:<20} {result.notebook:<28} {result.score:g}/{result.max_score:g}  "
+                               f"{result.status}", file=sys.stderr)
+            if since is not None:
+                self.cache.force_done()
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+        finally:
+            if workers is not None:
+                workers.stop(now=outcome.interrupted)
+            bar.close()
+        order = {n: i for i, n in enumerate(self.notebooks)}
+        outcome.results = sorted(known.values(), key=lambda r: (r.student, order[r.notebook]))
+        outcome.seconds = time.monotonic() - started
+        write_outputs(outcome, self.notebooks, out, html if self.feedback else None)
+        return outcome
+
+    def receive(self, task: dict, answer: dict | None, html: dict) -> Result:
+        """Keep one finished task: cache, gradebook, feedback. Never raises for a bad answer."""
+        course_nb = self.course_notebooks[task["notebook"]]
+        if answer is None:
+            return Result(task["student"], task["notebook"], 0, course_nb.max_score, ERROR,
+                          f"the grader's worker process stopped while grading this notebook "
+                          f"(exit code {task.get('exitcode')}); run the command again to retry it")
+        result = result_from_dict(answer["result"])
+        if result.status == GRADED:
+            try:
+                notebook = nbformat.reads(answer["notebook"], as_version=4)
+                gradebook.record(self.course.root, result, notebook)
+            except Exception as e:
+                result.status, result.message = ERROR, f"the gradebook could not record it: {type(e).__name__}: {e}"
+        if answer.get("feedback") is not None:
+            html[result.student, result.notebook] = answer["feedback"]
+        if result.status != ERROR:        # a fault of the grader is tried again next run
+            self.cache.put(result, task["key"], answer.get("feedback"))
+        return result
+
+
+def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     write_grades_csv(outcome.results, out / "grades.csv")
     write_wide_csv(outcome.results, notebooks, out / "grades_wide.csv")
     write_results_json(outcome.results, out / "results.json")
     (out / "problems.json").write_text(json.dumps(outcome.problems, ensure_ascii=False, indent=1), encoding="utf-8")
+    for (student, name), page in (html or {}).items():
+        if page is not None:
+            target = out / "feedback" / student / f"{name}.html"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(page, encoding="utf-8")
 
 
 def merge_outputs(parts: list[Path], out: Path, notebooks: list[str]) -> Outcome:

@@ -8,13 +8,15 @@ kept and written out; run the same command again to go on).
 import argparse
 import csv
 import shutil
-import tempfile
 from pathlib import Path
 
-from .batch import default_jobs, grade_class, merge_outputs, parse_shard
-from .course import CourseError, course_notebooks
-from .grading import GRADED, NOT_GRADED, Grader
+from bpe_course.vocab import offline_tiktoken
+
+from .batch import ClassGrader, default_jobs, merge_outputs, parse_shard
+from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from .report import grade_table, test_report
+from .results import GRADED, NOT_GRADED
+from .sandbox import Sandbox
 from .submissions import LMS_PATTERNS, find_submissions, import_zip
 
 OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, INTERRUPTED = 0, 1, 2, 3, 130
@@ -30,6 +32,10 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
                 if r.status in NOT_GRADED] + outcome.problems
     if problems:
         say("Problems (graded as 0 or not used):", *("  " + p for p in problems), "")
+    review = [f"{r.student}/{r.notebook}: {finding}" for r in outcome.results for finding in r.review]
+    if review:
+        say("For review (graded as usual; the code reaches for the grading machinery):",
+            *("  " + line for line in review[:50]), "")
     say(outcome.summary(), f"grades: {out / 'grades.csv'} (wide: grades_wide.csv, per test: results.json)")
     if feedback:
         say(f"feedback: {out / 'feedback'}/<student_id>/<notebook>.html")
@@ -38,11 +44,24 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
     return SOME_FAILED if outcome.count(*NOT_GRADED) else OK
 
 
-def warn_about_sandbox(grader: Grader) -> None:
-    if grader.sandbox == "limits":
+def overrides_of(args) -> dict:
+    """Command-line options as settings of the grader's configurables."""
+    overrides = {}
+    if getattr(args, "cell_timeout", None):
+        overrides["KernelSession"] = {"cell_timeout": args.cell_timeout}
+    if getattr(args, "notebook_timeout", None):
+        overrides["NotebookGrader"] = {"notebook_timeout": args.notebook_timeout}
+    if getattr(args, "no_sandbox", False):
+        overrides["Sandbox"] = {"mode": "off"}
+    return overrides
+
+
+def warn_about_sandbox(config) -> None:
+    if Sandbox(config=config).resolved_mode() == "limits":
         say("", "!" * 78,
-            "WARNING: bubblewrap (bwrap) is not available, so student code is NOT isolated: it runs",
-            "with resource limits only and can read the course sources and other students' work.",
+            "WARNING: bubblewrap (bwrap) is not available, so student code is NOT walled in: it runs",
+            "with resource limits and a clean environment only, as the user running the grader, and can",
+            "read what that user can read. Grades are still decided outside the student's process.",
             "Install it (Debian/Ubuntu: apt-get install bubblewrap) before grading a real class.",
             "!" * 78, "")
 
@@ -58,9 +77,8 @@ def unpack(archive: Path, out: Path, lms: str, pattern: str) -> tuple[Path, list
     return dest, problems
 
 
-def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True,
-                cell_timeout: int | None = None, notebook_timeout: int | None = None, force: bool = False,
-                shard=None, sandbox: bool = True, lms: str = "auto", pattern: str = "") -> int:
+def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True, force: bool = False,
+                shard=None, lms: str = "auto", pattern: str = "", overrides: dict | None = None) -> int:
     problems = []
     if submissions.is_file() and submissions.suffix == ".zip":
         out.mkdir(parents=True, exist_ok=True)
@@ -70,11 +88,12 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
     if not found.students:
         say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
         return BAD_INPUT
-    say(f"preparing the course in {work} …")
-    grader = Grader(work, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout, force=force,
-                    sandbox=sandbox)
-    warn_about_sandbox(grader)
-    outcome = grade_class(found, grader, out, jobs=jobs, feedback=feedback, shard=shard)
+    say(f"preparing the course in {work / 'course'} …")
+    course = PreparedCourse(work / "course").prepare()
+    config = load_config(overrides)
+    warn_about_sandbox(config)
+    grader = ClassGrader(course, work, jobs=jobs, force=force, feedback=feedback, overrides=overrides)
+    outcome = grader.grade(found, out, shard=shard)
     return report_class(outcome, grader.notebooks, out, feedback)
 
 
@@ -93,9 +112,8 @@ def cmd_grade(args) -> int:
         say(f"error: {e}")
         return BAD_INPUT
     return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
-                       jobs=args.jobs, feedback=not args.no_feedback, cell_timeout=args.cell_timeout,
-                       notebook_timeout=args.notebook_timeout, force=args.force, shard=shard,
-                       sandbox=not args.no_sandbox, lms=args.lms, pattern=args.name_pattern)
+                       jobs=args.jobs, feedback=not args.no_feedback, force=args.force, shard=shard,
+                       lms=args.lms, pattern=args.name_pattern, overrides=overrides_of(args))
 
 
 def cmd_merge(args) -> int:
@@ -109,18 +127,23 @@ def cmd_merge(args) -> int:
 
 
 def cmd_check(args) -> int:
+    """A self-check: one notebook against all tests, hidden ones included; spoken to in Russian."""
+    from .pipeline import NotebookGrader
+    from .session import KernelSession
     path = Path(args.notebook)
     if not path.is_file():
-        say(f"no such file: {path}")
+        say(f"Файл не найден: {path}")
         return BAD_INPUT
     names = course_notebooks()
     name = args.name or next((n for n in names if path.stem == n or path.stem.startswith(n[:3])), None)
     if name not in names:
-        say(f"cannot tell which course notebook {path.name} is; pass --as with one of: {', '.join(names)}")
+        say(f"Не понимаю, какой это блокнот курса: {path.name}. Укажите его через --as, один из: {', '.join(names)}")
         return BAD_INPUT
-    say(f"checking {path} as {name} (hidden tests included) …")
-    work = Path(args.work).resolve() if args.work else Path(tempfile.mkdtemp(prefix="bpe-check-"))
-    result = Grader(work, notebooks=[name], force=True).grade("self", name, path)
+    say(f"Проверяю {path} как {name} (со скрытыми тестами) …")
+    config = load_config(overrides_of(args))
+    course_nb = CourseNotebook.load(name)
+    sandbox = Sandbox(config=config)
+    result = NotebookGrader(config=config).grade(course_nb, path, lambda: KernelSession(sandbox, config=config)).result
     say(test_report(result))
     return OK if result.status == GRADED and result.score >= result.max_score else SOME_FAILED
 
@@ -128,7 +151,6 @@ def cmd_check(args) -> int:
 def cmd_demo(args) -> int:
     from .demo import build_demo_class
     out = Path(args.out).resolve()
-    shutil.rmtree(out / "work", ignore_errors=True)  # a fresh nbgrader course each time
     submissions = build_demo_class(out / "class")
     say(f"demo class: {submissions} (alice: all solved, bob: untouched, carol: a mistake, dave: 01 only)")
     return run_grading(submissions, out, out / "work", jobs=args.jobs)
@@ -148,13 +170,13 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--name-pattern", default="",
                    help="a regex with groups student_id and file_id for other platforms' zip names")
     g.add_argument("--out", default="grades", help="where grades.csv and feedback/ go (default: ./grades)")
-    g.add_argument("--work", help="nbgrader work folder (default: OUT/work; keep it to resume)")
-    g.add_argument("--jobs", type=int, default=default_jobs(), help="students graded at once (default: cores)")
+    g.add_argument("--work", help="the grader's work folder: course, gradebook, cache (default: OUT/work; keep it)")
+    g.add_argument("--jobs", type=int, default=default_jobs(), help="notebooks graded at once (default: cores)")
     g.add_argument("--force", action="store_true", help="grade again what was already graded")
     g.add_argument("--shard", help="grade only shard i of n (i/n), for several machines; then `merge`")
     g.add_argument("--no-feedback", action="store_true", help="skip the feedback HTML")
     g.add_argument("--no-sandbox", action="store_true",
-                   help="run student code without isolation or limits (only for trusted notebooks)")
+                   help="run student code in a plain kernel, without walls or limits (only for trusted notebooks)")
     g.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py)")
     g.add_argument("--notebook-timeout", type=int, help="seconds a whole notebook may run (default: nbgrader_config.py)")
     g.set_defaults(run=cmd_grade)
@@ -162,10 +184,9 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("parts", nargs="+")
     m.add_argument("--out", required=True)
     m.set_defaults(run=cmd_merge)
-    c = sub.add_parser("check", help="grade one notebook against the hidden tests")
+    c = sub.add_parser("check", help="grade one notebook against the hidden tests (a self-check)")
     c.add_argument("notebook")
     c.add_argument("--as", dest="name", help="the course notebook it is, if its file name does not say")
-    c.add_argument("--work", help="nbgrader work folder (default: a new temporary folder)")
     c.set_defaults(run=cmd_check)
     d = sub.add_parser("demo", help="grade the bundled example class")
     d.add_argument("--out", default="demo-output")
@@ -176,6 +197,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    use_venv_tools()
+    offline_tiktoken()
     try:
         return args.run(args)
     except FileNotFoundError as e:

@@ -1,16 +1,20 @@
-"""The course notebooks, and the nbgrader course directory the grader builds from them.
+"""The course notebooks as the grader reads them, and the nbgrader course directory built from them.
 
-nbgrader wants a directory of its own (source/, release/, submitted/, autograded/, feedback/,
-gradebook.db). We build one in a work folder outside the source tree, from solutions/.
+nbgrader wants a directory of its own (source/, release/, submitted/, autograded/, gradebook.db).
+The grader prepares one in its work folder, outside the source tree, from solutions/.
 """
+import hashlib
 import os
 import shutil
-import subprocess
 import sys
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
-from bpe_course.paths import DATA_DIR
-from bpe_course.vocab import offline_tiktoken
+import nbformat
+
+from .normalize import grade_id, is_solution, is_test, nbgrader_meta
+from .plan import analyse, free_names
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -30,72 +34,124 @@ def course_notebooks(solutions: Path = SOLUTIONS) -> list[str]:
     return names
 
 
-def nbgrader_env(work: Path) -> dict:
-    """The environment for nbgrader and the kernels it starts."""
-    env = dict(os.environ)
-    bin_dir = str(Path(sys.executable).parent)  # nbgrader runs `alembic` from here
-    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env["TIKTOKEN_CACHE_DIR"] = str(offline_tiktoken(work / "tiktoken-cache"))
-    env["BPE_COURSE_DATA"] = str(DATA_DIR)
-    env["BPE_COURSE_STATIC"] = "1"          # no widget frontend while grading
-    env["MPLCONFIGDIR"] = str(work / "matplotlib")
-    env["PYTHONWARNINGS"] = "ignore"        # a library warning on stderr would zero a test cell
-    return env
+@dataclass
+class TestCell:
+    grade_id: str
+    source: str      # as the course wrote it: visible and hidden parts
+    points: float
 
 
-RUNTIME_DIRS = ("submitted", "autograded", "feedback", "tiktoken-cache", "matplotlib")
+class CourseNotebook:
+    """One notebook of the course as the grader needs it: its tests (hidden parts included, from
+    the source notebook), its given cells, and the student version submissions are compared to."""
+
+    def __init__(self, name: str, source: nbformat.NotebookNode, release: nbformat.NotebookNode):
+        self.name, self.source, self.release = name, source, release
+        self.tests = {grade_id(c): TestCell(grade_id(c), c.source, float(nbgrader_meta(c).get("points") or 0))
+                      for c in source.cells if is_test(c)}
+        self.given = {grade_id(c): c.source for c in source.cells
+                      if grade_id(c) and c.cell_type == "code" and not is_test(c) and not is_solution(c)}
+        self.max_score = sum(t.points for t in self.tests.values())
+
+    @classmethod
+    def load(cls, name: str, solutions: Path = SOLUTIONS, release: Path | None = None) -> "CourseNotebook":
+        source = nbformat.read(str(solutions / f"{name}.ipynb"), as_version=4)
+        student = nbformat.read(str(release or NOTEBOOKS / f"{name}.ipynb"), as_version=4)
+        return cls(name, source, student)
+
+    @cached_property
+    def test_reads(self) -> set:
+        """Every notebook name the tests read."""
+        return set().union(*(free_names(t.source) for t in self.tests.values()))
+
+    @cached_property
+    def given_in_grader(self) -> set:
+        """Given cells that define something the tests use: they also run in the grader, so that
+        checks use the course's own version, whatever the student's kernel holds."""
+        return {g for g, source in self.given.items() if analyse(source).binds & self.test_reads}
+
+    @cached_property
+    def title(self) -> str:
+        """The notebook's heading, e.g. "01. BPE вручную: пример на буквах"."""
+        for cell in self.source.cells:
+            if cell.cell_type == "markdown" and cell.source.lstrip().startswith("#"):
+                return cell.source.strip().splitlines()[0].lstrip("#").strip()
+        return self.name
+
+    @cached_property
+    def digest(self) -> str:
+        """What a grade depends on besides the submission: the course notebook and the config."""
+        h = hashlib.sha256(nbformat.writes(self.source).encode("utf-8"))
+        h.update(CONFIG.read_bytes())
+        return h.hexdigest()
 
 
-class CourseDirectory:
-    """An nbgrader course directory with every course notebook as its own assignment."""
+def course_digest(solutions: Path = SOLUTIONS) -> str:
+    """A hash of everything the prepared course is made from (solutions/ and the nbgrader config)."""
+    h = hashlib.sha256(CONFIG.read_bytes())
+    for name in course_notebooks(solutions):
+        h.update(name.encode())
+        h.update((solutions / f"{name}.ipynb").read_bytes())
+    return h.hexdigest()
 
-    def __init__(self, root: Path, solutions: Path | None = SOLUTIONS, env: dict | None = None):
-        """Make a course directory at root from `solutions`, or open an existing one (solutions=None)."""
+
+def load_config(overrides: dict | None = None):
+    """The grader's settings: autograder/nbgrader_config.py, then `overrides` {Class: {trait: value}}."""
+    from traitlets.config.loader import PyFileConfigLoader
+    config = PyFileConfigLoader(CONFIG.name, path=str(CONFIG.parent)).load_config()
+    for section, values in (overrides or {}).items():
+        for key, value in values.items():
+            config[section][key] = value
+    return config
+
+
+def use_venv_tools() -> None:
+    """nbgrader runs `alembic` as a command when it creates a gradebook: find it next to Python."""
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+class PreparedCourse:
+    """The nbgrader course directory the grader keeps in its work folder: every course notebook as
+    its own assignment (source/, release/, the class gradebook). It is generated from solutions/
+    by nbgrader's own API, once, and reused while solutions/ and the config are unchanged."""
+
+    def __init__(self, root: Path, solutions: Path = SOLUTIONS):
         self.root = Path(root).resolve()
-        self.root.mkdir(parents=True, exist_ok=True)
-        if solutions is not None:
-            shutil.copy(CONFIG, self.root / "nbgrader_config.py")
-            for name in course_notebooks(solutions):
-                target = self.root / "source" / name / f"{name}.ipynb"
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(solutions / f"{name}.ipynb", target)
-        self.notebooks = sorted(p.name for p in (self.root / "source").iterdir())
-        self.env = env or nbgrader_env(self.root)
+        self.solutions = solutions
         self.gradebook = self.root / "gradebook.db"
+        self.stamp = self.root / ".prepared"
 
-    def copy_to(self, root: Path) -> "CourseDirectory":
-        """A private copy (config, sources, generated assignments, gradebook) without any submissions:
-        each student is graded in a copy of their own, so parallel graders share no gradebook."""
-        root = Path(root)
-        if root.exists():
-            shutil.rmtree(root)
-        shutil.copytree(self.root, root, ignore=lambda d, names: [n for n in names if n in RUNTIME_DIRS]
-                        if Path(d) == self.root else [])
-        return CourseDirectory(root, solutions=None, env=self.env)
+    def prepare(self) -> "PreparedCourse":
+        digest = course_digest(self.solutions)
+        if self.stamp.exists() and self.stamp.read_text() == digest:
+            return self
+        from nbgrader.apps import NbGraderAPI
+        from traitlets.config.loader import PyFileConfigLoader
+        use_venv_tools()
+        self.root.mkdir(parents=True, exist_ok=True)
+        shutil.copy(CONFIG, self.root / "nbgrader_config.py")
+        for name in course_notebooks(self.solutions):
+            target = self.root / "source" / name / f"{name}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(self.solutions / f"{name}.ipynb", target)
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
+        config.CourseDirectory.root = str(self.root)
+        api = NbGraderAPI(config=config)
+        for name in course_notebooks(self.solutions):
+            done = api.generate_assignment(name, force=True, create=True)
+            if not done["success"] or not self.released(name).exists():
+                raise CourseError(f"nbgrader generate_assignment {name} failed:\n{done.get('log', '')[-3000:]}")
+        self.stamp.write_text(digest)
+        return self
 
-    def nbgrader(self, *args: str, timeout: float | None = None) -> subprocess.CompletedProcess:
-        """Run one nbgrader command in this course directory, capturing its log."""
-        return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=self.root,
-                              env=self.env, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-
-    def generate(self, name: str) -> Path:
-        """Make the student version of one notebook (and its gradebook entries)."""
-        done = self.nbgrader("generate_assignment", name, "--force", "--create")
-        released = self.released(name)
-        if done.returncode != 0 or not released.exists():
-            raise CourseError(f"nbgrader generate_assignment {name} failed:\n{done.stdout}{done.stderr}")
-        return released
+    @property
+    def notebooks(self) -> list[str]:
+        return course_notebooks(self.solutions)
 
     def released(self, name: str) -> Path:
         return self.root / "release" / name / f"{name}.ipynb"
 
-    def submitted(self, student: str, name: str) -> Path:
-        return self.root / "submitted" / student / name / f"{name}.ipynb"
-
-    def autograded(self, student: str, name: str) -> Path:
-        return self.root / "autograded" / student / name / f"{name}.ipynb"
-
-    def feedback(self, student: str, name: str) -> Path:
-        return self.root / "feedback" / student / name / f"{name}.html"
+    def notebook(self, name: str) -> CourseNotebook:
+        return CourseNotebook.load(name, self.root / "source" / name, self.released(name))

@@ -1,19 +1,125 @@
-"""Feedback that tells a student why a hidden test failed, without showing the hidden test."""
-from nbgrader.preprocessors import ClearHiddenTests
+"""Feedback for the student, built from the grading results — never from the course's test code.
 
-HIDDEN_MARK = "BEGIN HIDDEN TESTS"
+The page lists every test with its points and, when it failed, its message; then, exercise by
+exercise, the student's own code with the output it gave while graded, followed by the tests
+of that exercise. The student's extra cells appear where they were. Nothing else of the notebook is
+used: test sources (hidden or not) never reach the page, and what the student's code printed
+can only carry what was in its kernel. Everything is escaped; only plain text and PNG images
+from the outputs are shown (a student's HTML output could run scripts in a reader's browser).
+The page is one self-contained file: no scripts, no fonts or styles from the network.
+"""
+import base64
+import binascii
+import html
+import re
+from datetime import datetime
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+from .normalize import grade_id, is_solution, is_test
+from .results import GRADED, Result
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+MAX_TEXT = 20_000
+STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;
+color:#1f2328;line-height:1.5}
+h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #d0d7de}
+.meta{color:#57606a} .total{font-size:1.3em;font-weight:600}
+table{border-collapse:collapse;margin:1em 0;width:100%} td,th{border:1px solid #d0d7de;padding:.35em .6em;text-align:left;
+vertical-align:top} th{background:#f6f8fa}
+.pass{color:#1a7f37;font-weight:600} .fail{color:#cf222e;font-weight:600}
+pre,.highlight pre{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;background:#f6f8fa;padding:.7em;
+border-radius:6px;font-size:.9em;margin:.4em 0}
+.output pre{background:#fff;border:1px solid #d0d7de} .error pre{background:#fff5f5;border:1px solid #ffc1c0}
+.message pre{background:#fff8c5;border:1px solid #e9d57a}
+.test{margin:.6em 0 .6em 1.2em} .note{color:#57606a;font-style:italic}
+img{max-width:100%}
+"""
 
 
-class HideHiddenTests(ClearHiddenTests):
-    """Remove hidden test regions from the source, and reduce the traceback of a cell that had
-    them to its last line (the exception and its message), since traceback lines quote source."""
+def text_of(output) -> tuple[str, str]:
+    """(kind, text or base64 PNG) for one output, or ("", "") if it shows nothing safe."""
+    kind = output.get("output_type")
+    if kind == "stream":
+        return ("stream", output.get("text", ""))
+    if kind == "error":
+        lines = output.get("traceback") or [f"{output.get('ename', '')}: {output.get('evalue', '')}"]
+        return ("error", ANSI.sub("", "\n".join(str(l) for l in lines)))
+    if kind in ("display_data", "execute_result"):
+        data = output.get("data", {})
+        png = data.get("image/png")
+        if isinstance(png, str):
+            try:
+                base64.b64decode(png.replace("\n", ""), validate=True)
+                return ("png", png.replace("\n", ""))
+            except (binascii.Error, ValueError):
+                pass
+        plain = data.get("text/plain")
+        if isinstance(plain, str):
+            return ("stream", plain)
+    return ("", "")
 
-    def preprocess_cell(self, cell, resources, cell_index):
-        had_hidden = HIDDEN_MARK in cell.source
-        cell, resources = super().preprocess_cell(cell, resources, cell_index)
-        if had_hidden:
-            cell.source = cell.source.rstrip() + "\n# (скрытые тесты не показываются)"
-            for output in cell.get("outputs", []):
-                if output.output_type == "error":
-                    output.traceback = [f"{output.ename}: {output.evalue}"]
-        return cell, resources
+
+def render_outputs(outputs) -> str:
+    parts = []
+    for output in outputs:
+        kind, text = text_of(output)
+        if kind == "png":
+            parts.append(f'<img alt="рисунок" src="data:image/png;base64,{text}">')
+        elif kind:
+            if len(text) > MAX_TEXT:
+                text = text[:MAX_TEXT] + f"\n… (обрезано: всего {len(text)} символов)"
+            css = "error" if kind == "error" else "output"
+            parts.append(f'<div class="{css}"><pre>{html.escape(text)}</pre></div>')
+    return "".join(parts)
+
+
+def render_test(test) -> str:
+    passed = test.score >= test.max_score
+    mark = '<span class="pass">✓ пройден</span>' if passed else '<span class="fail">✗ не пройден</span>'
+    body = "" if passed or not test.message else f'<div class="message"><pre>{html.escape(test.message)}</pre></div>'
+    return (f'<div class="test" id="{html.escape(test.name)}"><b>{html.escape(test.name)}</b> — {mark}, '
+            f"баллы: {test.score:g} из {test.max_score:g}{body}</div>")
+
+
+def feedback_html(result: Result, notebook, release, ran: set, title: str = "") -> str:
+    """The feedback page of one graded notebook (`notebook`: the executed submission)."""
+    tests = {t.name: t for t in result.tests}
+    course_ids = {c.get("id") for c in release.cells}
+    formatter = HtmlFormatter(nowrap=False)
+    head = (f"<h1>{html.escape(title or result.notebook)}</h1>"
+            f'<p class="meta">Студент: {html.escape(result.student)} · проверено '
+            f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</p>"
+            f'<p class="total">Итог: {result.score:g} из {result.max_score:g}</p>')
+    if result.status != GRADED:
+        return page(result, head + f"<p>Блокнот не проверен: {html.escape(result.message)}</p>", formatter)
+    rows = "".join(
+        f'<tr><td><a href="#{html.escape(t.name)}">{html.escape(t.name)}</a></td><td>{t.score:g} / {t.max_score:g}</td>'
+        f'<td>{"<span class=pass>✓</span>" if t.score >= t.max_score else "<span class=fail>✗</span>"}</td></tr>'
+        for t in result.tests)
+    body = [head, f"<table><tr><th>Тест</th><th>Баллы</th><th></th></tr>{rows}</table>"]
+    for i, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        if is_test(cell):
+            if grade_id(cell) in tests:
+                body.append(render_test(tests[grade_id(cell)]))
+            continue
+        own = is_solution(cell) or cell.get("id") not in course_ids
+        if not own:
+            continue
+        label = f"Ваше решение: {grade_id(cell)}" if is_solution(cell) else "Ваша ячейка"
+        code = highlight(cell.source, PythonLexer(), formatter) if cell.source.strip() else "<pre></pre>"
+        note = "" if i in ran else '<p class="note">При проверке эта ячейка не выполнялась: тесты от неё не зависят.</p>'
+        body.append(f"<h2>{html.escape(label)}</h2>{code}{note}{render_outputs(cell.get('outputs', []))}")
+    return page(result, "".join(body), formatter)
+
+
+def page(result: Result, body: str, formatter: HtmlFormatter) -> str:
+    return (f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{html.escape(result.notebook)}: {result.score:g} из {result.max_score:g}</title>"
+            f"<style>{STYLE}{formatter.get_style_defs('.highlight')}</style></head><body>{body}</body></html>")

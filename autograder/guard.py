@@ -1,16 +1,19 @@
-"""Code that tampers with the grading itself, found before it runs.
+"""A report for the instructor: student code that reaches for the grading machinery.
 
-A student's code runs in the same Python process as the tests, so it could replace the check
-helpers, builtins, IPython's traceback display or input transformers, and make failing tests
-look passed. The sandbox cannot stop that; this scan does, for the ways we know. It reads every
-cell the student wrote or changed (the course's own cells, unchanged, are not scanned) and names
-each suspicious line. A flagged notebook scores 0 and is listed for the instructor to review.
+This is not a defence. Checks run in the grader's process and only plain data comes out of the
+student's kernel (autograder.evaluate), so replacing check helpers, builtins, IPython's traceback
+display or input transformers inside the kernel gains nothing. A student who tries is still worth
+a conversation: this scan reads every cell the student wrote or changed (the course's own cells,
+unchanged, are not read) and names each suspicious line. The notebook is graded as usual; the
+findings are listed next to its grade for review.
 """
 import ast
 import io
 import tokenize
 
 import nbformat
+
+from .normalize import grade_id, is_solution
 
 # names whose mere use in a student's cell is a reason to look: this course never needs them
 SUSPICIOUS_NAMES = {
@@ -71,8 +74,7 @@ def suspicious_lines(source: str) -> list[str]:
 def tampering(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[str]:
     """Findings in the cells the student wrote or changed; [] when there are none."""
     course_sources = {c.get("id"): c.source for c in release.cells}
-    fixed = {c.get("id") for c in release.cells
-             if c.metadata.get("nbgrader", {}).get("grade_id") and not c.metadata["nbgrader"].get("solution")}
+    fixed = {c.get("id") for c in release.cells if grade_id(c) and not is_solution(c)}
     findings = []
     for number, cell in enumerate(submitted.cells, start=1):
         if cell.cell_type != "code" or cell.get("id") in fixed:

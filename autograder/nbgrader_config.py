@@ -1,5 +1,6 @@
-# nbgrader configuration of the course. The autograder copies this file into every nbgrader
-# course directory it builds; instructors who drive nbgrader by hand can copy it too.
+# The course's configuration: nbgrader's settings (used when the student notebooks are generated)
+# and the course grader's own (python -m autograder grade / check). The grader copies this file into
+# the nbgrader course directory it prepares; instructors who drive nbgrader by hand can copy it too.
 c = get_config()  # noqa: F821
 
 c.CourseDirectory.course_id = "bpe-from-scratch"
@@ -12,30 +13,19 @@ c.ClearSolutions.code_stub = {
 }
 c.ClearSolutions.text_stub = "ВАШ ОТВЕТ ЗДЕСЬ"
 
-# Execution while grading (autograder/execute.py): a cell that runs longer than `timeout` is
-# interrupted and the notebook goes on with the next cell; when the kernel dies, or the notebook's
-# total time is used up, the cells before keep their points and the rest are marked as not run.
-c.Execute.timeout = 120
-c.Execute.interrupt_on_timeout = True
-c.Execute.startup_timeout = 180  # a sandboxed kernel on a busy machine can take a while to start
-c.ResilientExecute.notebook_timeout = 600
-c.Autograde.autograde_preprocessors = [
-    "autograder.execute.ResilientExecute",
-    "nbgrader.preprocessors.IgnorePattern",
-    "nbconvert.preprocessors.ClearMetadataPreprocessor",
-    "nbgrader.preprocessors.LimitOutput",
-    "nbgrader.preprocessors.SaveAutoGrades",
-    "nbgrader.preprocessors.AssignLatePenalties",
-    "nbgrader.preprocessors.CheckCellMetadata",
-]
-# A flood of output is cut to this many lines per output (and tracebacks to this many frames).
-c.LimitOutput.max_lines = 200
-c.LimitOutput.max_traceback = 50
-
-# Feedback shows each test's name, points and failure message; the source of hidden tests and
-# the lines of their tracebacks are removed (autograder/feedback.py).
-c.GenerateFeedback.preprocessors = [
-    "nbgrader.preprocessors.GetGrades",
-    "autograder.feedback.HideHiddenTests",
-    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-]
+# ---- The course grader (autograder/): every setting is a documented traitlet of its class. ------
+# Running the student's notebook (autograder/session.py): a cell that runs longer than this is
+# interrupted and the notebook goes on with the next cell.
+c.KernelSession.cell_timeout = 120
+c.KernelSession.startup_timeout = 180   # a sandboxed kernel on a busy machine can take a while to start
+# The whole notebook (autograder/pipeline.py): the cells and tests left after this are not run.
+c.NotebookGrader.notebook_timeout = 600
+c.NotebookGrader.run_only_needed = True  # skip demonstrations the graded checks do not depend on
+# Calls the checks make into the student's kernel (autograder/evaluate.py): CPU seconds per call
+# unless the check says otherwise (run(..., seconds=...)).
+c.Evaluator.call_seconds = 60
+# The walls (autograder/sandbox.py): bubblewrap where it works, else resource limits only.
+c.Sandbox.mode = "auto"
+c.Sandbox.memory_bytes = 4 * 2**30
+c.Sandbox.cpu_seconds = 900
+c.Sandbox.processes = 128

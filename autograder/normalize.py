@@ -11,12 +11,25 @@ import copy
 import nbformat
 
 
+def nbgrader_meta(cell) -> dict:
+    """A cell's nbgrader metadata, {} when it is missing or not a dict (students edit metadata too)."""
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    nb = meta.get("nbgrader") if isinstance(meta, dict) else None
+    return nb if isinstance(nb, dict) else {}
+
+
 def grade_id(cell) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    value = nbgrader_meta(cell).get("grade_id")
+    return value if isinstance(value, str) else None
 
 
 def is_solution(cell) -> bool:
-    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("solution"))
+    return bool(nbgrader_meta(cell).get("solution"))
+
+
+def is_test(cell) -> bool:
+    meta = nbgrader_meta(cell)
+    return bool(meta.get("grade")) and not meta.get("solution") and cell.get("cell_type") == "code"
 
 
 def restore_course_cells(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -36,7 +49,7 @@ def restore_course_cells(submitted: nbformat.NotebookNode, release: nbformat.Not
                 cell.setdefault("execution_count", None)
             kept.append(cell)
             answered.add(g)
-        elif g is None and "nbgrader" not in cell.get("metadata", {}):
+        elif g is None and not nbgrader_meta(cell):
             cell = copy.deepcopy(cell)                     # a lesson cell or the student's own
             if cell.get("id") in course_ids:               # e.g. a test cell stripped of its tags
                 cell["id"] = f"student-{len(kept)}"

@@ -3,7 +3,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .course import NOTEBOOKS, SOLUTIONS, CourseDirectory
+from .course import NOTEBOOKS, SOLUTIONS, PreparedCourse
 
 
 def release(out: Path = NOTEBOOKS, solutions: Path = SOLUTIONS) -> list[Path]:
@@ -12,9 +12,9 @@ def release(out: Path = NOTEBOOKS, solutions: Path = SOLUTIONS) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory(prefix="bpe-release-") as work:
-        course = CourseDirectory(Path(work), solutions)
+        course = PreparedCourse(Path(work), solutions).prepare()
         for name in course.notebooks:
             target = out / f"{name}.ipynb"
-            shutil.copy(course.generate(name), target)
+            shutil.copy(course.released(name), target)
             written.append(target)
     return written

@@ -4,7 +4,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from .grading import GRADED, Result
+from .results import GRADED, Result
 
 CSV_FIELDS = ["student_id", "notebook", "score", "max_score", "status", "message"]
 
@@ -69,12 +69,14 @@ def grade_table(results: list[Result], notebooks: list[str]) -> str:
 
 
 def test_report(result: Result) -> str:
-    """Each test of one notebook with its points and, if it failed, why."""
-    lines = [f"{result.notebook}: {points(result.score)}/{points(result.max_score)} ({result.status})"]
+    """Each test of one notebook with its points and, if it failed, why (for a student: in Russian)."""
+    status = {"graded": "проверен", "broken": "файл не читается", "error": "не удалось проверить"}.get(
+        result.status, result.status)
+    lines = [f"{result.notebook}: {points(result.score)} из {points(result.max_score)} ({status})"]
     if result.status != GRADED:
         lines.append("  " + result.message)
     for t in result.tests:
-        mark = "ok  " if t.score >= t.max_score else "FAIL"
+        mark = "ок  " if t.score >= t.max_score else "НЕТ "
         lines.append(f"  {mark} {t.name}  {points(t.score)}/{points(t.max_score)}")
         if t.message and t.score < t.max_score:
             lines.extend("         " + m for m in t.message.splitlines())

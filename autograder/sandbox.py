@@ -1,18 +1,27 @@
-"""The kernel a student's notebook runs in while it is graded: limited, and walled in.
+"""The walls around a student's kernel.
 
-nbgrader starts kernels from a kernelspec; ours (`bpe-sandbox`, written by `install_kernelspec`)
-runs `python -m autograder.sandbox -f CONNECTION_FILE`, which
-- applies resource limits (address space, CPU time, file size) with setrlimit;
-- where bubblewrap works, re-executes the kernel in new namespaces: no network, its own process
-  tree, and a file system made of the system's read-only directories, the Python environment,
-  the course helpers and data, and two writable folders — the notebook's own work folder and
-  the folder of the kernel's connection sockets (the kernel talks to nbgrader over unix sockets,
-  KernelManager.transport = "ipc" with KernelManager.ip in a private folder, since it has no
-  network). The course sources, hidden tests,
-  the gradebook and the other students' work are simply not there.
+`Sandbox` (a configurable, settings below) says how a kernel is started; the kernel command it
+builds is `python -m autograder.sandbox CONFIG -f CONNECTION_FILE`, this module's `main`, which
+
+- applies resource limits: address space, CPU time, file size (setrlimit), and — as the last
+  step before the kernel starts — a process-count limit;
+- under bubblewrap (`mode = "bwrap"`), re-executes the kernel in new namespaces: no network, its
+  own process tree, and a file system of read-only system folders (`/usr`, the libraries),
+  the Python environment, the course helpers and data, a small `/etc` of its own (a `passwd`
+  entry, the linker cache, the time zone — not the host's `/etc`), an empty `/tmp`, and two
+  writable folders: the kernel's own empty work folder and the folder of its connection sockets.
+  The course sources, the graded notebook, hidden tests, the gradebook and other students'
+  work are simply not there;
+- gives the kernel an explicit environment (`--clearenv`): the variables listed in
+  `kernel_env()` and `Sandbox.extra_env`, nothing inherited from the grader;
+- runs it as an unprivileged user with no capabilities: when the grader is root, the kernel
+  drops to `uid_base + slot` (one uid per parallel worker, so one student's fork bomb cannot use
+  up another's process limit) with `no_new_privs` set by bubblewrap; otherwise bubblewrap maps
+  the grader's user to that uid in a user namespace of its own;
 - runs Python with -P, so a module the student writes next to the notebook cannot shadow one
-  that the tests import.
-Without bubblewrap only the limits apply, and the grader says so loudly.
+  that the notebook imports.
+Without bubblewrap (`mode = "limits"`) only the limits and the clean environment apply, and
+the grader says so loudly; `mode = "off"` is for trusted notebooks only.
 """
 import json
 import os
@@ -20,20 +29,34 @@ import resource
 import shutil
 import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
 
+from traitlets import Dict, Enum, Integer, List, Unicode
+from traitlets.config import LoggingConfigurable
+
+import bpe_course
 from bpe_course.paths import DATA_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
-KERNEL_NAME = "bpe-sandbox"
-LIMITS = {
-    "RLIMIT_AS": 4 * 2**30,      # memory: a MemoryError instead of the OOM killer
-    "RLIMIT_CPU": 900,           # CPU seconds for the whole notebook
-    "RLIMIT_FSIZE": 256 * 2**20,  # the largest file it may write
-}
-SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc"]
+SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"]
+ETC_FILES = ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime"]
+
+# The first thing that runs inside the walls: the process limit (it counts this uid's processes,
+# so it is set here, not in the launcher, which may still be root), then the drop to the
+# unprivileged uid when the sandbox was entered as root, then the kernel.
+DROP_PRIVILEGES = """
+import os, resource, sys
+uid, gid, nproc = map(int, sys.argv[1:4])
+resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+if os.getuid() == 0:
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+os.execv(sys.argv[5], sys.argv[5:])
+"""
 
 
+@lru_cache(maxsize=None)
 def bwrap_works() -> bool:
     bwrap = shutil.which("bwrap")
     if not bwrap:
@@ -43,65 +66,153 @@ def bwrap_works() -> bool:
     return probe.returncode == 0
 
 
-def install_kernelspec(jupyter_dir: Path) -> None:
-    """Write the kernelspec under jupyter_dir/kernels (put jupyter_dir on JUPYTER_PATH)."""
-    spec = jupyter_dir / "kernels" / KERNEL_NAME
-    spec.mkdir(parents=True, exist_ok=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "autograder.sandbox", "-f", "{connection_file}"],
-        "display_name": "Python 3 (sandboxed grader)",
-        "language": "python",
-        "interrupt_mode": "message",   # a signal would stop at bubblewrap, a message reaches the kernel
-    }, indent=1))
+class Sandbox(LoggingConfigurable):
+    """How a student's kernel is walled in while it is graded."""
+
+    mode = Enum(["auto", "bwrap", "limits", "off"], "auto",
+                help="bwrap: namespaces + limits; limits: resource limits and a clean environment only; "
+                     "off: a plain kernel (trusted notebooks only); auto: bwrap where it works, else limits."
+                ).tag(config=True)
+    memory_bytes = Integer(4 * 2**30, help="Address space of the kernel (RLIMIT_AS).").tag(config=True)
+    cpu_seconds = Integer(900, help="CPU seconds for the whole notebook (RLIMIT_CPU); the kernel is "
+                          "stopped after that.").tag(config=True)
+    file_bytes = Integer(256 * 2**20, help="The largest file the kernel may write (RLIMIT_FSIZE).").tag(config=True)
+    tmp_bytes = Integer(256 * 2**20, help="Size of the kernel's private /tmp.").tag(config=True)
+    processes = Integer(128, help="Processes and threads the kernel's user may have (RLIMIT_NPROC).").tag(config=True)
+    uid_base = Integer(2_100_000, help="When the grader runs as root, the kernel of worker slot k runs as uid "
+                       "(and gid) uid_base + k; otherwise the grader's user is mapped to it.").tag(config=True)
+    extra_env = Dict(Unicode(), help="More environment variables for the kernel (nothing else of the "
+                     "grader's environment passes).").tag(config=True)
+    read_only_paths = List(Unicode(), help="More folders the kernel may read.").tag(config=True)
+
+    def resolved_mode(self) -> str:
+        if self.mode == "auto":
+            return "bwrap" if bwrap_works() else "limits"
+        return self.mode
+
+    def kernel_env(self, workdir: Path) -> dict:
+        """Every environment variable the kernel gets."""
+        from bpe_course.vocab import default_cache_dir
+        env = {
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
+            "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
+            "IPYTHONDIR": "/tmp/ipython", "MPLCONFIGDIR": "/tmp/matplotlib", "MPLBACKEND": "agg",
+            "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONWARNINGS": "ignore",
+            "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR") or str(default_cache_dir()),
+            "BPE_COURSE_DATA": str(DATA_DIR),
+            "BPE_COURSE_STATIC": "1",                 # no widget frontend while grading
+            # one thread each is plenty for a notebook, and keeps within the process limit
+            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "RAYON_NUM_THREADS": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+        }
+        if self.resolved_mode() != "bwrap":         # no private /tmp: keep the kernel's files in its folder
+            for key, sub in (("HOME", "home"), ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"),
+                             ("JUPYTER_RUNTIME_DIR", "runtime")):
+                env[key] = str(workdir.parent / sub)
+        env.update(self.extra_env)
+        return env
+
+    def launcher_env(self) -> dict:
+        """The launcher's own environment: enough to start Python, nothing of the grader's."""
+        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+
+    def kernel_argv(self, workdir: Path, sockets: Path, slot: int) -> list[str]:
+        """The kernel command for a kernelspec: the launcher, with everything it needs in a file."""
+        folder = workdir.parent
+        config = {
+            "mode": self.resolved_mode(), "workdir": str(workdir), "sockets": str(sockets),
+            "etc": str(folder / "etc"), "uid": self.uid_base + slot,
+            "limits": {"RLIMIT_AS": self.memory_bytes, "RLIMIT_CPU": self.cpu_seconds,
+                       "RLIMIT_FSIZE": self.file_bytes},
+            "processes": self.processes, "tmp_bytes": self.tmp_bytes,
+            "env": self.kernel_env(workdir),
+            "read_only": [*self.default_read_only_paths(), *self.read_only_paths],
+        }
+        path = folder / "sandbox.json"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        return [sys.executable, "-m", "autograder.sandbox", str(path), "-f", "{connection_file}"]
+
+    @staticmethod
+    def default_read_only_paths() -> list[str]:
+        paths = [sys.base_prefix, sys.prefix, str(Path(bpe_course.__file__).resolve().parent), str(DATA_DIR),
+                 os.environ.get("TIKTOKEN_CACHE_DIR", "")]
+        return [str(Path(p).resolve()) for p in paths if p and Path(p).exists()]
+
+    @staticmethod
+    def remove(folder: Path) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def read_only_paths() -> list[str]:
-    paths = [sys.base_prefix, sys.prefix, str(ROOT / "bpe_course"), str(DATA_DIR),
-             os.environ.get("TIKTOKEN_CACHE_DIR", "")]
-    return [str(Path(p).resolve()) for p in paths if p and Path(p).exists()]
+# -- the launcher (runs as the kernel command) --------------------------------------------------
+def write_etc(etc: Path, uid: int) -> None:
+    etc.mkdir(exist_ok=True)
+    (etc / "passwd").write_text(f"root:x:0:0::/:/bin/false\nstudent:x:{uid}:{uid}::/tmp:/bin/false\n")
+    (etc / "group").write_text(f"root:x:0:\nstudent:x:{uid}:\n")
 
 
-def bwrap_command(kernel: list[str], workdir: str, connection_file: str) -> list[str]:
-    args = [shutil.which("bwrap"), "--die-with-parent", "--new-session", "--unshare-all",
-            "--proc", "/proc", "--dev", "/dev", "--size", str(256 * 2**20), "--tmpfs", "/tmp"]
+def bwrap_command(config: dict, connection_file: str, kernel: list[str]) -> list[str]:
+    root = os.getuid() == 0
+    args = [shutil.which("bwrap"), "--die-with-parent", "--new-session", "--clearenv"]
+    if root:   # no user namespace: the process count of the dropped uid then counts for real
+        args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                 "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        args += ["--unshare-all", "--unshare-user", "--uid", str(config["uid"]), "--gid", str(config["uid"])]
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(config["tmp_bytes"]), "--tmpfs", "/tmp"]
     for path in SYSTEM_DIRS:  # on merged-/usr systems /lib and friends are symlinks
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             args += ["--ro-bind", path, path]
-    for path in read_only_paths():
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for path in ETC_FILES:
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    # folders on the way to the bound ones: readable by the kernel's user (bwrap would make them 0700)
+    made = set()
+    for path in [*config["read_only"], connection_file, config["workdir"], config["sockets"]]:
+        for parent in reversed(Path(path).parents):
+            if str(parent) != "/" and str(parent) not in made and not any(
+                    str(parent) == d or str(parent).startswith(d + "/") for d in SYSTEM_DIRS):
+                made.add(str(parent))
+                args += ["--perms", "0755", "--dir", str(parent)]
+    etc = config["etc"]
+    args += ["--ro-bind", f"{etc}/passwd", "/etc/passwd", "--ro-bind", f"{etc}/group", "/etc/group"]
+    for path in config["read_only"]:
         args += ["--ro-bind", path, path]
-    # the connection file, and the folder of the unix sockets named by its "ip" (KernelManager.ip)
-    sockets = str(Path(json.loads(Path(connection_file).read_text())["ip"]).parent)
     args += ["--ro-bind", connection_file, connection_file]
-    for path in (workdir, sockets):
+    for path in (config["workdir"], config["sockets"]):
         args += ["--bind", path, path]
-    # the parent's pid means nothing in the new pid namespace: ipykernel would think it is orphaned
-    args += ["--unsetenv", "JPY_PARENT_PID"]
-    args += ["--chdir", workdir, "--setenv", "HOME", "/tmp", "--setenv", "IPYTHONDIR", "/tmp/ipython",
-             "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib"]
-    return args + ["--", *kernel]
+    for key, value in config["env"].items():
+        args += ["--setenv", key, value]
+    args += ["--chdir", config["workdir"], "--"]
+    return args + [sys.executable, "-c", DROP_PRIVILEGES, str(config["uid"]), str(config["uid"]),
+                   str(config["processes"]), "--", *kernel]
 
 
-def apply_limits() -> None:
-    for name, value in LIMITS.items():
+def apply_limits(limits: dict) -> None:
+    for name, value in limits.items():
         soft, hard = resource.getrlimit(getattr(resource, name))
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         resource.setrlimit(getattr(resource, name), (value, value))
 
 
 def main(argv: list[str]) -> None:
+    config = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     connection_file = str(Path(argv[argv.index("-f") + 1]).resolve())
     kernel = [sys.executable, "-P", "-m", "ipykernel_launcher", "-f", connection_file]
-    apply_limits()
-    if os.environ.get("BPE_SANDBOX_LOG"):  # for debugging the sandbox itself
-        log = os.open(os.environ["BPE_SANDBOX_LOG"], os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-    if os.environ.get("BPE_SANDBOX") == "bwrap":
-        command = bwrap_command(kernel, os.getcwd(), connection_file)
+    if config["mode"] == "off":
+        os.execve(sys.executable, kernel, {**os.environ, **config["env"]})
+    apply_limits(config["limits"])
+    if config["mode"] == "bwrap":
+        write_etc(Path(config["etc"]), config["uid"])
+        if os.getuid() == 0:   # the kernel's own files are the dropped uid's
+            for path in (config["workdir"], config["sockets"], connection_file):
+                os.chown(path, config["uid"], config["uid"])
+        command = bwrap_command(config, connection_file, kernel)
         os.execv(command[0], command)
-    os.execv(sys.executable, kernel)
+    os.execve(sys.executable, kernel, config["env"])
 
 
 if __name__ == "__main__":

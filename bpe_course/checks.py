@@ -5,6 +5,8 @@ the likely mistake, in Russian. Containers are compared element by element and i
 subclass such as Counter is fine when its order is right); single values must have exactly the
 expected type, so an object that claims to be equal to everything does not pass.
 """
+import contextvars
+import copy
 import signal
 import threading
 from contextlib import contextmanager
@@ -12,6 +14,39 @@ from contextlib import contextmanager
 
 class CheckFailed(AssertionError):
     pass
+
+
+class TookTooLong(Exception):
+    """A call of the student's function ran out of time."""
+
+    def __init__(self, name: str, seconds: float, wall: bool = False):
+        super().__init__(name, seconds, wall)
+        self.name, self.seconds, self.wall = name, seconds, wall
+
+    def __str__(self):
+        unit = "с" if self.wall else "с процессорного времени"
+        return f"{self.name} не завершилась за {self.seconds:g} {unit}: похоже, цикл не останавливается"
+
+
+# While grading, the student's functions run in their own kernel, which limits each call's CPU
+# time itself (autograder.remote); `run` then only passes its time limit on, through this variable.
+_call_seconds = contextvars.ContextVar("call_seconds", default=None)
+_local_time_limits = True
+
+
+def use_local_time_limits(enabled: bool) -> None:
+    """The grader turns off `run`'s own alarm: calls into a kernel are limited there."""
+    global _local_time_limits
+    _local_time_limits = enabled
+
+
+def call_seconds():
+    """The time limit `run` set for the calls it makes, or None."""
+    return _call_seconds.get()
+
+
+def type_name(value) -> str:
+    return getattr(value, "bpe_type", None) or type(value).__name__
 
 
 def _same(got, expected) -> bool:
@@ -40,7 +75,7 @@ def check_equal(got, expected, call: str, hint: str = "") -> None:
         return
     lines = [f"{call}", f"  ожидалось: {_short(expected)}", f"  получено:  {_short(got)}"]
     if not isinstance(got, type(expected)):
-        lines.append(f"  (тип результата {type(got).__name__}, а нужен {type(expected).__name__})")
+        lines.append(f"  (тип результата {type_name(got)}, а нужен {type(expected).__name__})")
     if hint:
         lines.append(f"Подсказка: {hint}")
     raise CheckFailed("\n".join(lines))
@@ -60,7 +95,8 @@ class _TookTooLong(Exception):
 @contextmanager
 def _time_limit(seconds: float):
     """Interrupt the block after `seconds` (where the platform has SIGALRM and we are in the main thread)."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    if (not _local_time_limits or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
         yield
         return
 
@@ -83,12 +119,38 @@ def run(fn, *args, hint: str = "", seconds: float = 10):
     """
     call = f"{getattr(fn, '__name__', 'функция')}({', '.join(_short(a, 80) for a in args)})"
     suffix = f"\nПодсказка: {hint}" if hint else ""
+    token = _call_seconds.set(seconds)
     try:
         with _time_limit(seconds):
             return fn(*args)
     except NotImplementedError:
         raise
-    except _TookTooLong:
+    except (_TookTooLong, TookTooLong):
         raise CheckFailed(f"{call} не завершилась за {seconds:g} с: похоже, цикл не останавливается" + suffix) from None
     except Exception as e:
         raise CheckFailed(f"{call} завершилась с ошибкой {type(e).__name__}: {e}" + suffix) from None
+    finally:
+        _call_seconds.reset(token)
+
+
+def changed_args(fn, *args) -> list:
+    """Positions of the arguments that the call fn(*args) changed in place ([] if none)."""
+    if hasattr(fn, "remote_helper"):     # while grading: compared inside the student's kernel
+        return fn.remote_helper("changed_args", *args)
+    before = copy.deepcopy(args)
+    fn(*args)
+    return [i for i, (old, new) in enumerate(zip(before, args)) if not _same(new, old)]
+
+
+def timeline(fn, items, *args) -> list:
+    """[(how many of `items` fn had taken, piece), …] for each non-empty piece that the generator
+    fn(iter(items), *args) yields: shows *when* a streaming function gives its output."""
+    if hasattr(fn, "remote_helper"):     # while grading: fed and watched inside the student's kernel
+        return fn.remote_helper("timeline", items, *args)
+    taken = []
+
+    def feed():
+        for item in items:
+            taken.append(item)
+            yield item
+    return [(len(taken), piece) for piece in fn(feed(), *args) if piece]

@@ -1,0 +1,158 @@
+"""The grader's agent inside the student's kernel: it answers questions about the notebook's names.
+
+The grader never runs a test in the student's process. It asks this agent for plain data —
+"what is `ANSWER_1`?", "call `merge` with these arguments" — and compares the answers itself.
+Requests and answers are JSON text (values in the format of `wire`). The agent lives in the
+student's process, so nothing depends on it being left alone: a student who replaces it can
+only change what their own functions appear to return, which they could do anyway.
+
+Each call runs under a CPU-time limit (ITIMER_PROF: CPU seconds, so a busy machine does not
+make a correct solution time out); the grader keeps a generous wall-clock limit of its own for
+code that sleeps or swallows the limit's exception.
+
+This module uses only the standard library: the grader sends its source into the kernel, where
+it is installed as the module `_bpe_agent` (with `wire` as `_bpe_wire`).
+"""
+import json
+import signal
+import sys
+import traceback
+
+MIME = "application/vnd.bpe-grader.v1+json"
+
+
+class CallTimedOut(BaseException):
+    """The CPU-time limit of one call ran out (a BaseException, so `except Exception` keeps out)."""
+
+
+class Agent:
+    def __init__(self, namespace: dict, wire, publish=None):
+        self.namespace = namespace          # the notebook's globals
+        self.wire = wire
+        self.publish = publish              # sends the answer to the grader (in a kernel)
+        self.iterators: dict[int, object] = {}
+
+    def serve(self, request_text: str):
+        """Answer one request (JSON text); the answer is published and returned."""
+        try:
+            request = json.loads(request_text)
+            answer = getattr(self, "op_" + request["op"])(request)
+        except CallTimedOut:
+            answer = {"timeout": True}
+        except BaseException as e:  # the answer must always go out, whatever student code did
+            answer = {"error": {"type": "AgentError", "message": f"{type(e).__name__}: {e}", "where": ""}}
+        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+        if self.publish is not None:
+            self.publish(text)
+        return text
+
+    # -- operations ------------------------------------------------------------------------------
+    def op_describe(self, request):
+        """For each name: a function, a value (plain data), missing, or a value that cannot cross."""
+        described = {}
+        for name in request["names"]:
+            if name not in self.namespace:
+                described[name] = {"kind": "missing"}
+                continue
+            value = self.namespace[name]
+            if callable(value) and not isinstance(value, type):
+                described[name] = {"kind": "function"}
+                continue
+            try:
+                described[name] = {"kind": "value", "value": self.wire.encode(value)}
+            except self.wire.Unsupported as e:
+                described[name] = {"kind": "unsupported", "type": e.type_name}
+        return {"names": described}
+
+    def op_call(self, request):
+        """Call a function of the notebook (or a course check helper on one) under a CPU limit."""
+        function = self.namespace.get(request["name"])
+        if function is None or not callable(function):
+            return {"error": {"type": "NameError", "message": f"name {request['name']!r} is not defined", "where": ""}}
+        args = [self.argument(a) for a in request["args"]]
+        kwargs = {k: self.argument(a) for k, a in request.get("kwargs", {}).items()}
+        helper = request.get("helper")
+        if helper:   # a check helper from bpe_course.checks applied here, next to the function
+            from bpe_course import checks
+            target, args = getattr(checks, helper), [function, *args]
+        else:
+            target = function
+        return self.answer(lambda: target(*args, **kwargs), request.get("seconds", 60))
+
+    def op_next(self, request):
+        iterator = self.iterators.get(request["handle"])
+        if iterator is None:
+            return {"error": {"type": "RuntimeError", "message": "this generator is gone", "where": ""}}
+        stop = object()
+        return self.answer(lambda: next(iterator, stop), request.get("seconds", 60), stop=stop)
+
+    def op_release(self, request):
+        self.iterators.clear()
+        return {"released": True}
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def argument(self, spec):
+        if "ref" in spec:                    # a function of the notebook passed by name
+            return self.namespace[spec["ref"]]
+        return self.wire.decode(spec["value"])
+
+    def answer(self, compute, seconds: float, stop=None):
+        try:
+            with cpu_limit(seconds):
+                result = compute()
+        except CallTimedOut:
+            return {"timeout": True}
+        except BaseException as e:    # the student's exception, reported as data
+            return {"error": describe_exception(e)}
+        if stop is not None and result is stop:
+            return {"stop": True}
+        if hasattr(result, "__next__") and not isinstance(result, (str, bytes, list, tuple, dict)):
+            handle = len(self.iterators) + 1
+            self.iterators[handle] = result
+            return {"iterator": handle}
+        try:
+            return {"value": self.wire.encode(result)}
+        except self.wire.Unsupported as e:
+            return {"unsupported": e.type_name}
+
+
+class cpu_limit:
+    """Raise CallTimedOut in this (main) thread after `seconds` of the process's CPU time."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def __enter__(self):
+        def expired(signum, frame):
+            raise CallTimedOut
+        self.previous = signal.signal(signal.SIGPROF, expired)
+        signal.setitimer(signal.ITIMER_PROF, max(self.seconds, 0.01))
+
+    def __exit__(self, *exc):
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, self.previous)
+        return False
+
+
+def describe_exception(e: BaseException) -> dict:
+    """The exception's type, message, and the last line of the student's code it passed through."""
+    where = ""
+    for frame in reversed(traceback.extract_tb(e.__traceback__)):
+        if frame.filename != "<bpe-agent>" and "bpe_course" not in frame.filename:
+            name = "" if frame.name == "<module>" else f"в функции {frame.name}, "
+            where = f"{name}строка {frame.lineno}: {(frame.line or '').strip()}"[:300]
+            break
+    try:
+        message = str(e)
+    except BaseException:
+        message = "(сообщение ошибки не удалось прочитать)"
+    return {"type": type(e).__name__, "message": message[:2000], "where": where}
+
+
+def install(shell) -> Agent:
+    """Install the agent in a running IPython kernel (called by the grader before the notebook)."""
+    from IPython.display import publish_display_data
+    agent = Agent(shell.user_ns, sys.modules["_bpe_wire"],
+                  publish=lambda text: publish_display_data({MIME: text}))
+    sys.modules["_bpe_agent"].agent = agent
+    return agent

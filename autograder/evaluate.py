@@ -1,0 +1,78 @@
+"""Graded checks, evaluated in the grader's process against plain data from the student's kernel.
+
+A test cell of the course (visible and hidden parts, read from the course's source notebook,
+never from the submission) runs here, in a namespace of its own: the course's given cells
+(trusted code, run here too), and every other name it reads bound to what the student's notebook
+holds (`autograder.remote`). The verdict is decided here: the test passes when its code runs to
+the end, and fails with the message of the exception that stopped it. Nothing of the test — its
+code, its inputs' expected values — is sent into the kernel; only the calls it makes are.
+"""
+import builtins
+import contextlib
+import io
+from traitlets import Float, Integer
+from traitlets.config import LoggingConfigurable
+
+from bpe_course import checks
+
+from . import wire
+from .plan import free_names
+from .remote import KernelGone, Remote, StudentException
+from .results import TestResult
+
+
+class Evaluator(LoggingConfigurable):
+    """Runs the course's graded checks against a student's kernel."""
+
+    call_seconds = Float(60, help="CPU seconds a call of the student's function may take when a check does not "
+                         "say (checks that use run(..., seconds=) set their own).").tag(config=True)
+    wall_factor = Float(5, help="A call's wall-clock limit is its CPU limit times this, plus wall_extra: only "
+                        "for code that sleeps or swallows the CPU limit.").tag(config=True)
+    wall_extra = Float(30, help="Seconds added to every call's wall-clock limit.").tag(config=True)
+    max_depth = Integer(wire.MAX_DEPTH, help="The deepest nesting of a value from the kernel.").tag(config=True)
+    max_items = Integer(wire.MAX_ITEMS, help="The most elements of one value from the kernel.").tag(config=True)
+    max_message_chars = Integer(4000, help="A failure message is cut to this length.").tag(config=True)
+
+    def remote(self, session) -> Remote:
+        checks.use_local_time_limits(False)   # calls are limited in the kernel, not by an alarm here
+        return Remote(session, self.call_seconds, self.wall_factor, self.wall_extra, self.max_depth, self.max_items)
+
+    def run_given(self, source: str, namespace: dict, remote: Remote) -> None:
+        """A given (read-only) cell of the course, run here so checks use the course's own version."""
+        namespace.update(remote.bind(free_names(source) - set(namespace)))
+        exec(compile(source, "<given>", "exec"), namespace)
+
+    def run_test(self, grade_id: str, source: str, points: float, given: dict, remote: Remote,
+                 explain_missing=lambda name: "") -> TestResult:
+        """One test cell: full points if it runs to the end, else 0 and the reason."""
+        namespace = {"__name__": "__main__", "__builtins__": builtins}
+        try:
+            namespace.update(given)
+            namespace.update(remote.bind(free_names(source) - set(given)))
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(source, f"<{grade_id}>", "exec"), namespace)
+        except KernelGone as e:
+            return TestResult(grade_id, 0, points, f"Тест не выполнялся: {e}")
+        except NameError as e:
+            if isinstance(e, StudentException):    # raised by the student's own code
+                return TestResult(grade_id, 0, points, self.cut(f"NameError: {e}"))
+            missing = getattr(e, "name", None) or ""
+            return TestResult(grade_id, 0, points, self.cut(name_message(missing, explain_missing(missing))))
+        except checks.CheckFailed as e:   # the check's own message says it all
+            return TestResult(grade_id, 0, points, self.cut(str(e)))
+        except BaseException as e:     # a student's exception reached the check
+            return TestResult(grade_id, 0, points, self.cut(f"{type(e).__name__}: {e}".strip()))
+        finally:
+            with contextlib.suppress(KernelGone, Exception):
+                remote.release()
+        return TestResult(grade_id, points, points)
+
+    def cut(self, message: str) -> str:
+        limit = self.max_message_chars
+        return message if len(message) <= limit else message[:limit] + f"… (сообщение обрезано, всего {len(message)} символов)"
+
+
+def name_message(name: str, reason: str) -> str:
+    text = (f"NameError: в блокноте нет имени {name}: выполните ячейку, где оно задаётся"
+            if name else "NameError: в блокноте нет нужного проверке имени")
+    return f"{text}. {reason}".strip() if reason else text

@@ -1,0 +1,147 @@
+"""Grading one notebook: sanitize → plan → execute (kernel) and evaluate (grader) → result.
+
+- sanitize: the submitted file becomes a notebook in the course's shape (autograder.sanitize);
+- plan: the cells a grade needs (autograder.plan); the rest of the lesson is not run;
+- execute: those cells run, in order, in the student's sandboxed kernel (autograder.session);
+- evaluate: at each test cell's place, the course's test runs here, in the grader, against
+  plain data from the kernel (autograder.evaluate);
+- the result: each test's points and message, and the executed notebook — the student's cells
+  with their outputs, and the test cells with the grader's verdicts — for the gradebook
+  (autograder.gradebook) and the feedback (autograder.feedback).
+
+A dying kernel, a cell that runs too long or a notebook out of time costs only the tests after
+it; the tests before keep their points. Nothing a submission does ends in an exception here.
+"""
+import builtins
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbformat import NotebookNode
+from traitlets import Bool, Integer
+from traitlets.config import LoggingConfigurable
+
+from .course import CourseNotebook
+from .evaluate import Evaluator
+from .normalize import grade_id, is_solution, is_test
+from .plan import analyse, needed_cells
+from .results import BROKEN, ERROR, GRADED, Result, TestResult
+from .sanitize import SubmissionError, sanitize
+from .session import KernelDied, KernelStuck, error_output
+
+
+@dataclass
+class Graded:
+    """Everything grading one notebook produced."""
+    result: Result
+    notebook: NotebookNode | None = None           # the executed submission (None if never run)
+    ran: set = field(default_factory=set)           # indexes of the cells that ran in the kernel
+
+
+class NotebookGrader(LoggingConfigurable):
+    """Grades one submitted notebook of a course notebook in a session (kernel or local)."""
+
+    notebook_timeout = Integer(600, help="Wall-clock seconds for the whole notebook; the cells and tests left "
+                               "after that are not run (those before keep their points).").tag(config=True)
+    run_only_needed = Bool(True, help="Run only the cells the graded checks depend on (autograder.plan); "
+                           "False runs every cell of the lesson.").tag(config=True)
+
+    def __init__(self, evaluator: Evaluator | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.evaluator = evaluator or Evaluator(parent=self)
+
+    def grade(self, course: CourseNotebook, path: Path, start_session, student: str = "self") -> Graded:
+        """`start_session()` gives a started session (a context manager)."""
+        failed = lambda status, message: Graded(Result(student, course.name, 0, course.max_score, status, message))
+        try:
+            notebook, review = sanitize(path, course.release)
+        except SubmissionError as e:
+            return failed(BROKEN, f"{Path(path).name}: {e}")
+        try:
+            with start_session() as session:
+                graded = self.run(course, notebook, session, student)
+        except (KernelDied, KernelStuck) as e:
+            return failed(ERROR, f"the sandboxed kernel could not be used: {e}")
+        except Exception as e:   # a fault of the grader: this notebook fails, the class goes on
+            return failed(ERROR, f"grading failed: {type(e).__name__}: {e}"[:1000])
+        graded.result.review = review
+        return graded
+
+    def run(self, course: CourseNotebook, notebook: NotebookNode, session, student: str) -> Graded:
+        cells = notebook.cells
+        codes = {i: analyse(c.source) for i, c in enumerate(cells) if c.cell_type == "code" and not is_test(c)}
+        order = sorted(codes)
+        always = {order.index(i) for i in order if grade_id(cells[i])}   # solutions and given cells
+        wanted = course.test_reads | set().union(*(analyse(course.given[g]).reads for g in course.given_in_grader))
+        if self.run_only_needed:
+            needed = {order[k] for k in needed_cells([codes[i] for i in order], always, wanted)}
+        else:
+            needed = set(order)
+
+        remote = self.evaluator.remote(session)
+        given_ns = {"__name__": "__main__", "__builtins__": builtins}
+        errors: dict[str, str] = {}          # grade_id of a solution cell → the error it ended with
+        tests, ran, stopped = [], set(), None
+        deadline = time.monotonic() + self.notebook_timeout
+        for i, cell in enumerate(cells):
+            if cell.cell_type != "code":
+                continue
+            cell.outputs, cell.execution_count = [], None
+            if stopped is None and time.monotonic() > deadline:
+                stopped = f"блокнот исчерпал свои {self.notebook_timeout} с"
+            if is_test(cell):
+                test = course.tests.get(grade_id(cell))
+                if test is None:
+                    continue
+                if stopped:
+                    result = TestResult(test.grade_id, 0, test.points, f"NotRun: тест не выполнялся: {stopped}")
+                else:
+                    result = self.evaluator.run_test(test.grade_id, test.source, test.points, given_ns, remote,
+                                                     lambda name: self.explain(name, cells, codes, errors))
+                    if session.dead and not stopped:
+                        stopped = f"ядро Python остановилось ({session.dead})"
+                tests.append(result)
+                cell.source = test.source      # the instructor's view: the whole test
+                if result.score < result.max_score:
+                    cell.outputs = [error_output("TestFailed", result.message)]
+                continue
+            if i not in needed:
+                continue
+            if stopped:
+                cell.outputs = [error_output("NotRun", f"Ячейка не выполнялась: {stopped}")]
+                continue
+            try:
+                run = session.run_cell(cell.source)
+            except (KernelDied, KernelStuck) as e:
+                stopped = f"ядро Python остановилось в ячейке {i + 1}"
+                cell.outputs = [error_output("DeadKernelError", f"Ядро Python остановилось в этой ячейке ({e}); "
+                                             "следующие ячейки не выполнялись")]
+                continue
+            ran.add(i)
+            cell.outputs = run.outputs
+            if run.error and run.error[0] == "Timeout":
+                cell.outputs.append(error_output("Timeout", f"Ячейка работала дольше {run.error[1]} с и была "
+                                                 "прервана"))
+            if run.error and is_solution(cell):
+                errors[grade_id(cell)] = f"{run.error[0]}: {run.error[1]}"
+            if grade_id(cell) in course.given_in_grader:
+                try:
+                    self.evaluator.run_given(course.given[grade_id(cell)], given_ns, remote)
+                except Exception as e:   # the tests that need it say so (a missing name)
+                    errors[grade_id(cell)] = f"{type(e).__name__}: {e}"
+        score = sum(t.score for t in tests)
+        failed = [t.name for t in tests if t.score < t.max_score]
+        message = f"failed: {', '.join(failed)}" if failed else "all tests passed"
+        result = Result(student, course.name, score, course.max_score, GRADED, message, tests)
+        return Graded(result, notebook, ran)
+
+    @staticmethod
+    def explain(name: str, cells, codes: dict, errors: dict) -> str:
+        """Why a name the test needs is not in the notebook, when a solution cell says why."""
+        for i, code in codes.items():
+            if name in code.binds and grade_id(cells[i]) in errors:
+                error = errors[grade_id(cells[i])]
+                if error.startswith("NotImplementedError"):
+                    return f"Ячейка {grade_id(cells[i])} ещё не написана ({error})"
+                return f"Ячейка {grade_id(cells[i])} завершилась с ошибкой {error}"
+        return ""

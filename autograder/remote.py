@@ -1,0 +1,179 @@
+"""The student's notebook as the grader sees it: plain values, and stand-ins for its functions.
+
+A graded check runs in the grader's process. Each notebook name it reads is bound to what the
+student's kernel holds, fetched through the agent: a plain value (checked by `wire`, so only
+exact built-in types), or a `RemoteFunction` that forwards each call into the kernel, with plain
+arguments, under a CPU-time limit, and brings back a plain result, a `RemoteIterator` for a
+generator, an `Opaque` for a type that cannot cross, or the student's exception rebuilt here as
+an exception of the same name and message (never of a class the student defined).
+"""
+import builtins
+import re
+
+from bpe_course import checks
+
+from . import wire
+
+
+class KernelGone(BaseException):
+    """The student's kernel stopped; nothing more can be asked of it (a BaseException, so that a
+    check's `except Exception` does not turn it into an ordinary failure)."""
+
+
+class Opaque:
+    """A value of the student's that cannot cross (a class of theirs, a numpy number, a set, …)."""
+    __slots__ = ("bpe_type",)
+
+    def __init__(self, type_name: str):
+        self.bpe_type = type_name
+
+    def __repr__(self):
+        return f"<объект типа {self.bpe_type}>"
+
+
+def rebuilt_exception(info: dict) -> Exception:
+    """An exception of the student's code, as an exception of this process with the same name."""
+    name = str(info.get("type", "Exception"))
+    name = name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name) else "Exception"
+    message = str(info.get("message", ""))
+    where = str(info.get("where", ""))
+    if name == "NotImplementedError":
+        return NotImplementedError(message)
+    base = getattr(builtins, name, None)
+    if not (isinstance(base, type) and issubclass(base, Exception)):
+        base = Exception
+    text = f"{message} ({where})" if where else message
+    cls = type(name, (StudentException, base), {"__str__": lambda self: text, "__init__": lambda self: None})
+    return cls()
+
+
+class StudentException(Exception):
+    """Marks an exception raised by the student's code in the kernel."""
+
+
+class Remote:
+    """Requests to the agent in the student's kernel, with their answers checked."""
+
+    def __init__(self, session, call_seconds: float = 60, wall_factor: float = 5, wall_extra: float = 30,
+                 max_depth: int = wire.MAX_DEPTH, max_items: int = wire.MAX_ITEMS):
+        self.session = session
+        self.call_seconds, self.wall_factor, self.wall_extra = call_seconds, wall_factor, wall_extra
+        self.max_depth, self.max_items = max_depth, max_items
+
+    def ask(self, request: dict, seconds: float) -> dict:
+        if self.session.dead:
+            raise KernelGone(self.session.dead)
+        answer = self.session.request({**request, "seconds": seconds},
+                                      timeout=seconds * self.wall_factor + self.wall_extra)
+        if not isinstance(answer, dict):
+            raise checks.CheckFailed("ядро ответило проверке не данными")
+        return answer
+
+    def value(self, raw):
+        try:
+            return wire.decode(raw, self.max_depth, self.max_items)
+        except wire.WireError as e:
+            raise checks.CheckFailed(f"результат нельзя принять для проверки: {e}") from None
+
+    def bind(self, names) -> dict:
+        """The notebook's current values of `names`; names it does not define are left out."""
+        names = sorted(names)
+        if not names:
+            return {}
+        answer = self.ask({"op": "describe", "names": names}, self.call_seconds)
+        described = answer.get("names")
+        if not isinstance(described, dict):
+            raise checks.CheckFailed(self.problem(answer, "описание имён блокнота"))
+        bound = {}
+        for name in names:
+            info = described.get(name)
+            kind = info.get("kind") if isinstance(info, dict) else None
+            if kind == "function":
+                bound[name] = RemoteFunction(self, name)
+            elif kind == "value":
+                bound[name] = self.value(info.get("value"))
+            elif kind == "unsupported":
+                bound[name] = Opaque(str(info.get("type", "?")))
+        return bound
+
+    def call(self, name: str, args: tuple, kwargs: dict, seconds: float | None = None, helper: str | None = None):
+        seconds = seconds or checks.call_seconds() or self.call_seconds
+        try:
+            request = {"op": "call", "name": name, "helper": helper,
+                       "args": [self.argument(a) for a in args],
+                       "kwargs": {k: self.argument(v) for k, v in kwargs.items()}}
+        except wire.Unsupported as e:
+            raise TypeError(f"a check passed a {e.type_name} to the student's {name}") from None
+        return self.result(self.ask(request, seconds), name, seconds)
+
+    def next(self, handle: int, name: str):
+        seconds = checks.call_seconds() or self.call_seconds
+        answer = self.ask({"op": "next", "handle": handle}, seconds)
+        if answer.get("stop") is True:
+            raise StopIteration
+        return self.result(answer, name, seconds)
+
+    def release(self) -> None:
+        if not self.session.dead:
+            self.ask({"op": "release"}, self.call_seconds)
+
+    @staticmethod
+    def argument(value) -> dict:
+        if isinstance(value, RemoteFunction):
+            return {"ref": value.__name__}
+        return {"value": wire.encode(value)}
+
+    def result(self, answer: dict, name: str, seconds: float):
+        if "value" in answer:
+            return self.value(answer["value"])
+        if "iterator" in answer and type(answer["iterator"]) is int:
+            return RemoteIterator(self, answer["iterator"], name)
+        if "unsupported" in answer:
+            return Opaque(str(answer["unsupported"]))
+        if "timeout" in answer:
+            raise checks.TookTooLong(name, seconds, wall=answer["timeout"] == "wall")
+        if isinstance(answer.get("error"), dict):
+            raise rebuilt_exception(answer["error"])
+        raise checks.CheckFailed(self.problem(answer, f"вызов {name}"))
+
+    def problem(self, answer: dict, what: str) -> str:
+        if self.session.dead:
+            raise KernelGone(self.session.dead)
+        error = answer.get("error")
+        detail = error.get("message", "") if isinstance(error, dict) else ""
+        return f"{what}: ядро не дало ответа, который проверка может принять {detail}".strip()
+
+
+class RemoteFunction:
+    """A function of the student's notebook, called in their kernel."""
+
+    def __init__(self, remote: Remote, name: str):
+        self._remote = remote
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, *args, **kwargs):
+        return self._remote.call(self.__name__, args, kwargs)
+
+    def remote_helper(self, helper: str, *args, seconds: float | None = None):
+        """A check helper of bpe_course.checks applied to this function inside the kernel."""
+        return self._remote.call(self.__name__, args, {}, seconds=seconds, helper=helper)
+
+    def __repr__(self):
+        return f"<функция {self.__name__} из блокнота>"
+
+
+class RemoteIterator:
+    """A generator of the student's, advanced in their kernel one item at a time."""
+    bpe_type = "generator"
+
+    def __init__(self, remote: Remote, handle: int, name: str):
+        self._remote, self._handle, self._name = remote, handle, name
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._remote.next(self._handle, self._name)
+
+    def __repr__(self):
+        return f"<генератор из {self._name}>"

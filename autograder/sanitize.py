@@ -1,0 +1,69 @@
+"""The first step of grading: a submitted file becomes a notebook in the course's shape, or a
+clear reason why it cannot.
+
+Whatever the file holds — not JSON, JSON nested a million levels deep, a notebook whose cells
+have odd metadata, an old nbformat — this step either returns the notebook put back into the
+course's shape (autograder.normalize) with the guard's findings for the instructor, or raises
+SubmissionError saying what is wrong. It never raises anything else.
+"""
+import json
+from pathlib import Path
+
+import nbformat
+
+from .guard import tampering
+from .normalize import restore_course_cells
+
+MAX_NOTEBOOK_BYTES = 50 * 2**20
+
+
+class SubmissionError(ValueError):
+    """A submitted file that is not a gradable notebook."""
+
+
+def read_submission(path: Path) -> nbformat.NotebookNode:
+    """The submitted notebook, upgraded to nbformat 4, or a SubmissionError saying what is wrong."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise SubmissionError(f"the file cannot be read: {e.strerror or e}") from None
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        raise SubmissionError(f"{len(raw)} bytes, too large for a notebook (at most {MAX_NOTEBOOK_BYTES})")
+    if not raw.strip():
+        raise SubmissionError("the file is empty")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SubmissionError("the file is not UTF-8 text (is it really a .ipynb?)") from None
+    except json.JSONDecodeError as e:
+        raise SubmissionError(f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+                              "the notebook was probably damaged while saving or uploading") from None
+    except RecursionError:
+        raise SubmissionError("JSON nested too deeply to be a notebook") from None
+    if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
+        raise SubmissionError("valid JSON, but not a Jupyter notebook (no cells)")
+    try:
+        notebook = nbformat.reads(json.dumps(data), as_version=4)
+        for cell in notebook.cells:
+            if not isinstance(cell.get("source"), str) or cell.get("cell_type") not in ("code", "markdown", "raw"):
+                raise ValueError("a cell without text or of an unknown type")
+        return notebook
+    except RecursionError:
+        raise SubmissionError("JSON nested too deeply to be a notebook") from None
+    except Exception as e:  # nbformat raises several kinds of errors for malformed notebooks
+        raise SubmissionError(f"not a readable Jupyter notebook: {type(e).__name__}: {e}"[:500]) from None
+
+
+def sanitize(path: Path, release: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, list[str]]:
+    """(the submission in the course's shape, the guard's findings for review)."""
+    notebook = read_submission(path)
+    try:
+        notebook = restore_course_cells(notebook, release)
+    except Exception as e:
+        raise SubmissionError(f"the notebook's cells could not be matched to the course: "
+                              f"{type(e).__name__}: {e}"[:500]) from None
+    try:
+        review = tampering(notebook, release)
+    except Exception:   # a report only: it must never stop grading
+        review = []
+    return notebook, review
