@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed
 
-.PHONY: setup test demo release lab bench bench-grading clean
+.PHONY: setup test proof demo release lab bench bench-grading clean
 
 setup: $(STAMP)
 
@@ -17,6 +17,9 @@ $(STAMP): requirements.txt pyproject.toml
 test: $(STAMP)     ## the project's tests (what CI runs)
 	$(PY) -m pytest
 
+proof: $(STAMP)    ## the slow proofs: every lesson run whole, for every catalogued case (CI runs it too)
+	$(PY) -m pytest -m proof
+
 demo: $(STAMP)     ## autograde the bundled example class into demo-output/
 	$(PY) -m autograder demo --out demo-output
 
@@ -26,8 +29,8 @@ release: $(STAMP)  ## regenerate notebooks/ from solutions/
 bench: $(STAMP)    ## the course's trainers and encoders next to HF tokenizers and tiktoken
 	$(PY) bench/bench_bpe.py
 
-bench-grading: $(STAMP)  ## grading a synthetic class with 1 and 2 parallel jobs
-	$(PY) bench/bench_grading.py --students 6 --notebooks 01_hand_example,02_byte_level_training
+bench-grading: $(STAMP)  ## fixed cost, a full submission, jobs 1 → 2, the 500-student projection
+	$(PY) bench/bench_grading.py
 
 lab: $(STAMP)      ## JupyterLab on the student notebooks
 	$(VENV)/bin/jupyter lab notebooks/

@@ -51,6 +51,8 @@ def overrides_of(args) -> dict:
         overrides["KernelSession"] = {"cell_timeout": args.cell_timeout}
     if getattr(args, "notebook_timeout", None):
         overrides["NotebookGrader"] = {"notebook_timeout": args.notebook_timeout}
+    if getattr(args, "call_seconds", None):
+        overrides["Evaluator"] = {"call_seconds": args.call_seconds}
     if getattr(args, "no_sandbox", False):
         overrides["Sandbox"] = {"mode": "off"}
     return overrides
@@ -179,6 +181,8 @@ def parser() -> argparse.ArgumentParser:
                    help="run student code in a plain kernel, without walls or limits (only for trusted notebooks)")
     g.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py)")
     g.add_argument("--notebook-timeout", type=int, help="seconds a whole notebook may run (default: nbgrader_config.py)")
+    g.add_argument("--call-seconds", type=float,
+                   help="CPU seconds a test's call of a student's function may take (default: nbgrader_config.py)")
     g.set_defaults(run=cmd_grade)
     m = sub.add_parser("merge", help="combine the output folders of shard runs")
     m.add_argument("parts", nargs="+")

@@ -105,6 +105,12 @@ def load_config(overrides: dict | None = None):
     return config
 
 
+def prepared_template(digest: str) -> Path:
+    """Where a freshly prepared course is kept for new work folders (the user's cache)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "bpe-course" / f"prepared-{digest[:20]}"
+
+
 def use_venv_tools() -> None:
     """nbgrader runs `alembic` as a command when it creates a gradebook: find it next to Python."""
     bin_dir = str(Path(sys.executable).parent)
@@ -127,6 +133,22 @@ class PreparedCourse:
         digest = course_digest(self.solutions)
         if self.stamp.exists() and self.stamp.read_text() == digest:
             return self
+        template = prepared_template(digest)
+        if not self.gradebook.exists() and (template / ".prepared").exists():
+            shutil.copytree(template, self.root, dirs_exist_ok=True)   # a fresh work folder: no grades to keep
+            return self
+        self.generate(digest)
+        if not (template / ".prepared").exists():
+            try:
+                staging = template.with_name(f"{template.name}.{os.getpid()}.tmp")
+                shutil.copytree(self.root, staging, ignore=shutil.ignore_patterns("autograded", "submitted"))
+                staging.replace(template)
+            except OSError:
+                shutil.rmtree(staging, ignore_errors=True)   # another grader got there first, or no cache
+        return self
+
+    def generate(self, digest: str) -> None:
+        """Generate every assignment with nbgrader (an existing gradebook keeps its grades)."""
         from nbgrader.apps import NbGraderAPI
         from traitlets.config.loader import PyFileConfigLoader
         use_venv_tools()
@@ -144,7 +166,6 @@ class PreparedCourse:
             if not done["success"] or not self.released(name).exists():
                 raise CourseError(f"nbgrader generate_assignment {name} failed:\n{done.get('log', '')[-3000:]}")
         self.stamp.write_text(digest)
-        return self
 
     @property
     def notebooks(self) -> list[str]:

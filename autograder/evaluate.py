@@ -26,16 +26,18 @@ class Evaluator(LoggingConfigurable):
 
     call_seconds = Float(60, help="CPU seconds a call of the student's function may take when a check does not "
                          "say (checks that use run(..., seconds=) set their own).").tag(config=True)
-    wall_factor = Float(5, help="A call's wall-clock limit is its CPU limit times this, plus wall_extra: only "
+    wall_factor = Float(2, help="A call's wall-clock limit is its CPU limit times this, plus wall_extra: only "
                         "for code that sleeps or swallows the CPU limit.").tag(config=True)
-    wall_extra = Float(30, help="Seconds added to every call's wall-clock limit.").tag(config=True)
+    wall_extra = Float(10, help="Seconds added to every call's wall-clock limit.").tag(config=True)
+    test_seconds = Float(300, help="Wall-clock seconds all the calls of one test may take together.").tag(config=True)
     max_depth = Integer(wire.MAX_DEPTH, help="The deepest nesting of a value from the kernel.").tag(config=True)
     max_items = Integer(wire.MAX_ITEMS, help="The most elements of one value from the kernel.").tag(config=True)
     max_message_chars = Integer(4000, help="A failure message is cut to this length.").tag(config=True)
 
     def remote(self, session) -> Remote:
         checks.use_local_time_limits(False)   # calls are limited in the kernel, not by an alarm here
-        return Remote(session, self.call_seconds, self.wall_factor, self.wall_extra, self.max_depth, self.max_items)
+        return Remote(session, self.call_seconds, self.wall_factor, self.wall_extra, self.max_depth, self.max_items,
+                      self.test_seconds)
 
     def run_given(self, source: str, namespace: dict, remote: Remote) -> None:
         """A given (read-only) cell of the course, run here so checks use the course's own version."""
@@ -46,6 +48,7 @@ class Evaluator(LoggingConfigurable):
                  explain_missing=lambda name: "") -> TestResult:
         """One test cell: full points if it runs to the end, else 0 and the reason."""
         namespace = {"__name__": "__main__", "__builtins__": builtins}
+        remote.spent = 0.0
         try:
             namespace.update(given)
             namespace.update(remote.bind(free_names(source) - set(given)))

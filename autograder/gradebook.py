@@ -8,6 +8,7 @@ records — and its executed notebook is written where formgrader reads it
 to the normalized submission (`submitted/…`). Only the grading process writes here, one notebook
 at a time, so parallel workers never contend for the database.
 """
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -32,7 +33,8 @@ def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | 
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, str(target))
         (target.parent / "timestamp.txt").write_text(timestamp.isoformat(" "), encoding="utf-8")
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # nbgrader's own SQLAlchemy warnings while adding a submission
         gb.update_or_create_student(student)
         try:
             gb.find_submission(name, student)

@@ -29,6 +29,12 @@ SUSPICIOUS_NAMES = {
     "ctypes": "меняет память интерпретатора",
     "get_referrers": "ищет объекты тестов",
     "excepthook": "прячет ошибки",
+    "displayhook": "подменяет вывод результатов ячеек",
+    "importlib": "загружает модули в обход import",
+    "_bpe_agent": "трогает агента проверки",
+    "b64decode": "расшифровывает спрятанный код",
+    "exec": "выполняет код из строки",
+    "eval": "выполняет код из строки",
 }
 PROTECTED_MODULES = ("bpe_course", "sys.modules", "importlib", "IPython")
 

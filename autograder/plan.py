@@ -110,7 +110,11 @@ def top_level_binding(tree: ast.Module, cell: CellCode) -> None:
     def visit(node):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             definitions.add(node.name)
-            for sub in [*node.decorator_list, *getattr(node.args, "defaults", []), *getattr(node, "bases", [])]:
+            if isinstance(node, ast.ClassDef):   # what runs when it is defined
+                evaluated = [*node.bases, *(k.value for k in node.keywords)]
+            else:
+                evaluated = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+            for sub in [*node.decorator_list, *evaluated]:
                 visit(sub)
             return
         if isinstance(node, ast.Lambda):

@@ -9,10 +9,12 @@ an exception of the same name and message (never of a class the student defined)
 """
 import builtins
 import re
+import time
 
 from bpe_course import checks
 
 from . import wire
+from .session import KernelDied, KernelStuck
 
 
 class KernelGone(BaseException):
@@ -31,6 +33,10 @@ class Opaque:
         return f"<объект типа {self.bpe_type}>"
 
 
+# exceptions that steer Python's own control flow: a student's one is rebuilt as a plain Exception
+PROTOCOL_EXCEPTIONS = {"StopIteration", "StopAsyncIteration", "GeneratorExit"}
+
+
 def rebuilt_exception(info: dict) -> Exception:
     """An exception of the student's code, as an exception of this process with the same name."""
     name = str(info.get("type", "Exception"))
@@ -40,7 +46,7 @@ def rebuilt_exception(info: dict) -> Exception:
     if name == "NotImplementedError":
         return NotImplementedError(message)
     base = getattr(builtins, name, None)
-    if not (isinstance(base, type) and issubclass(base, Exception)):
+    if not (isinstance(base, type) and issubclass(base, Exception)) or name in PROTOCOL_EXCEPTIONS:
         base = Exception
     text = f"{message} ({where})" if where else message
     cls = type(name, (StudentException, base), {"__str__": lambda self: text, "__init__": lambda self: None})
@@ -54,17 +60,29 @@ class StudentException(Exception):
 class Remote:
     """Requests to the agent in the student's kernel, with their answers checked."""
 
-    def __init__(self, session, call_seconds: float = 60, wall_factor: float = 5, wall_extra: float = 30,
-                 max_depth: int = wire.MAX_DEPTH, max_items: int = wire.MAX_ITEMS):
+    def __init__(self, session, call_seconds: float = 60, wall_factor: float = 2, wall_extra: float = 10,
+                 max_depth: int = wire.MAX_DEPTH, max_items: int = wire.MAX_ITEMS, test_seconds: float = 300,
+                 max_generator_items: int = 1_000_000):
         self.session = session
         self.call_seconds, self.wall_factor, self.wall_extra = call_seconds, wall_factor, wall_extra
         self.max_depth, self.max_items = max_depth, max_items
+        self.test_seconds, self.max_generator_items = test_seconds, max_generator_items
+        self.spent = 0.0          # wall-clock seconds of requests in the current test
 
     def ask(self, request: dict, seconds: float) -> dict:
         if self.session.dead:
             raise KernelGone(self.session.dead)
-        answer = self.session.request({**request, "seconds": seconds},
-                                      timeout=seconds * self.wall_factor + self.wall_extra)
+        left = self.test_seconds - self.spent
+        if left <= 0:
+            raise checks.TookTooLong("тест", self.test_seconds, wall=True)
+        started = time.monotonic()
+        try:
+            answer = self.session.request({**request, "seconds": seconds},
+                                          timeout=min(seconds * self.wall_factor + self.wall_extra, left))
+        except (KernelDied, KernelStuck) as e:
+            raise KernelGone(str(e)) from None
+        finally:
+            self.spent += time.monotonic() - started
         if not isinstance(answer, dict):
             raise checks.CheckFailed("ядро ответило проверке не данными")
         return answer
@@ -168,11 +186,16 @@ class RemoteIterator:
 
     def __init__(self, remote: Remote, handle: int, name: str):
         self._remote, self._handle, self._name = remote, handle, name
+        self._count = 0
 
     def __iter__(self):
         return self
 
     def __next__(self):
+        self._count += 1
+        if self._count > self._remote.max_generator_items:
+            raise checks.CheckFailed(f"генератор {self._name} выдал больше {self._remote.max_generator_items} "
+                                     "значений: похоже, он не останавливается")
         return self._remote.next(self._handle, self._name)
 
     def __repr__(self):

@@ -8,8 +8,9 @@ builds is `python -m autograder.sandbox CONFIG -f CONNECTION_FILE`, this module'
 - under bubblewrap (`mode = "bwrap"`), re-executes the kernel in new namespaces: no network, its
   own process tree, and a file system of read-only system folders (`/usr`, the libraries),
   the Python environment, the course helpers and data, a small `/etc` of its own (a `passwd`
-  entry, the linker cache, the time zone — not the host's `/etc`), an empty `/tmp`, and two
-  writable folders: the kernel's own empty work folder and the folder of its connection sockets.
+  entry, the linker cache, the time zone — not the host's `/etc`), and an empty, size-limited
+  `/tmp` that holds its work folder. On the host it can write nothing: the folder of its connection
+  sockets is writable only until the sockets exist (`Sandbox.lock`).
   The course sources, the graded notebook, hidden tests, the gradebook and other students'
   work are simply not there;
 - gives the kernel an explicit environment (`--clearenv`): the variables listed in
@@ -140,6 +141,13 @@ class Sandbox(LoggingConfigurable):
         return [str(Path(p).resolve()) for p in paths if p and Path(p).exists()]
 
     @staticmethod
+    def lock(sockets: Path) -> None:
+        """Once the kernel has made its sockets, it may not write another file on the host."""
+        if os.getuid() == 0:
+            os.chown(sockets, 0, 0)
+            os.chmod(sockets, 0o755)
+
+    @staticmethod
     def remove(folder: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -171,7 +179,7 @@ def bwrap_command(config: dict, connection_file: str, kernel: list[str]) -> list
             args += ["--ro-bind", path, path]
     # folders on the way to the bound ones: readable by the kernel's user (bwrap would make them 0700)
     made = set()
-    for path in [*config["read_only"], connection_file, config["workdir"], config["sockets"]]:
+    for path in [*config["read_only"], connection_file, config["sockets"]]:
         for parent in reversed(Path(path).parents):
             if str(parent) != "/" and str(parent) not in made and not any(
                     str(parent) == d or str(parent).startswith(d + "/") for d in SYSTEM_DIRS):
@@ -182,11 +190,11 @@ def bwrap_command(config: dict, connection_file: str, kernel: list[str]) -> list
     for path in config["read_only"]:
         args += ["--ro-bind", path, path]
     args += ["--ro-bind", connection_file, connection_file]
-    for path in (config["workdir"], config["sockets"]):
-        args += ["--bind", path, path]
+    args += ["--bind", config["sockets"], config["sockets"]]
     for key, value in config["env"].items():
         args += ["--setenv", key, value]
-    args += ["--chdir", config["workdir"], "--"]
+    # its work folder is in its own size-limited /tmp: nothing it writes reaches the host's disks
+    args += ["--perms", "0777", "--dir", "/tmp/work", "--chdir", "/tmp/work", "--"]
     return args + [sys.executable, "-c", DROP_PRIVILEGES, str(config["uid"]), str(config["uid"]),
                    str(config["processes"]), "--", *kernel]
 
@@ -208,7 +216,7 @@ def main(argv: list[str]) -> None:
     if config["mode"] == "bwrap":
         write_etc(Path(config["etc"]), config["uid"])
         if os.getuid() == 0:   # the kernel's own files are the dropped uid's
-            for path in (config["workdir"], config["sockets"], connection_file):
+            for path in (config["sockets"], connection_file):
                 os.chown(path, config["uid"], config["uid"])
         command = bwrap_command(config, connection_file, kernel)
         os.execv(command[0], command)

@@ -128,6 +128,8 @@ class KernelSession(LoggingConfigurable):
         except RuntimeError as e:
             said = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
             raise KernelDied(f"the sandboxed kernel did not start: {e}" + "".join("\n  " + l for l in said)) from None
+        if self.sandbox.resolved_mode() == "bwrap":
+            self.sandbox.lock(sockets)
         self.install_agent()
         return self
 
@@ -184,17 +186,17 @@ class KernelSession(LoggingConfigurable):
         if run.error and run.error[0] == "Timeout":
             return {"timeout": "wall"}
         if not answers:
-            problem = f"{run.error[0]}: {run.error[1]}" if run.error else "no answer"
-            return {"error": {"type": "AgentError", "message": f"the grader's agent did not answer ({problem})",
+            problem = f"{run.error[0]}: {run.error[1]}" if run.error else "ответа нет"
+            return {"error": {"type": "AgentError", "message": f"(агент проверки в ядре не ответил: {problem})",
                               "where": ""}}
         if len(answers[0]) > self.max_answer_chars:
-            return {"error": {"type": "AgentError", "message": "the answer is too large", "where": ""}}
+            return {"error": {"type": "AgentError", "message": "(ответ слишком большой)", "where": ""}}
         try:
             answer = json.loads(answers[0])
         except (ValueError, RecursionError):
-            return {"error": {"type": "AgentError", "message": "the answer is not valid data", "where": ""}}
+            return {"error": {"type": "AgentError", "message": "(ответ — не данные)", "where": ""}}
         return answer if isinstance(answer, dict) else {"error": {"type": "AgentError",
-                                                                  "message": "the answer is not valid data", "where": ""}}
+                                                                  "message": "(ответ — не данные)", "where": ""}}
 
     # -- the protocol ----------------------------------------------------------------------------
     def execute(self, code: str, silent: bool, timeout: float, answers: list | None = None) -> CellRun:
@@ -212,13 +214,13 @@ class KernelSession(LoggingConfigurable):
                     self.km.interrupt_kernel()
                     interrupted, deadline = now, now + self.interrupt_grace
                 else:
-                    self.kill(f"the kernel did not stop after an interrupt ({timeout:g} s)")
+                    self.kill(f"ядро Python не остановилось после прерывания (лимит {timeout:g} с)")
                     raise KernelStuck(self.dead)
             try:
                 msg = self.kc.get_iopub_msg(timeout=0.2)
             except queue.Empty:
                 if not self.km.is_alive():
-                    self.dead = "the kernel process stopped"
+                    self.dead = "ядро Python остановилось (os._exit, сбой, нехватка памяти или процессорного времени)"
                     raise KernelDied(self.dead) from None
                 continue
             if msg["parent_header"].get("msg_id") != msg_id:

@@ -1,52 +1,66 @@
-"""Whole-class workflow: resuming, shards and merge, the wide table."""
+"""Whole-class workflow: reruns from the cache, shards and merge, Ctrl-C, a self-check."""
 import csv
-import shutil
+import json
+import os
+import signal
 import subprocess
 import sys
+import time
+
+import pytest
 
 from autograder.batch import shard_of
-from autograder.simulate import submission, write
+from autograder.sandbox import bwrap_works
+from autograder.simulate import solution_sources, submission, write
 from conftest import ROOT, grade, results_of
 
 NB = "01_hand_example"
 
 
-def test_a_rerun_reuses_what_was_graded_and_regrades_what_changed(graded, tmp_path):
-    results, out, work, *_ = graded
-    # a copy of the graded class, so the other tests keep theirs
-    shutil.copytree(work.parent / "submissions", tmp_path / "submissions")
-    out, work = shutil.copytree(out, tmp_path / "out"), shutil.copytree(work, tmp_path / "work", symlinks=True)
-    autograded = work / "students" / "solved" / "autograded" / "solved"
-    stamps = {p: p.stat().st_mtime_ns for p in autograded.rglob("*.ipynb")}
-    assert stamps
-    rerun = grade(tmp_path / "submissions", out, "--work", str(work), "--jobs", "2")
-    assert rerun.returncode == 1  # the broken submissions are still broken
-    assert {p: p.stat().st_mtime_ns for p in autograded.rglob("*.ipynb")} == stamps, "graded again"
-    assert results_of(out) == results
-
-    # a changed file is graded again, and the change shows
-    changed = tmp_path / "submissions" / "solved" / f"{NB}.ipynb"
-    original = changed.read_bytes()
-    try:
-        write(submission(NB, solved=False), changed)
-        again = grade(tmp_path / "submissions", out, "--work", str(work), "--jobs", "2")
-        assert results_of(out)["solved", NB]["score"] == 0, again.stdout
-    finally:
-        changed.write_bytes(original)
-        grade(tmp_path / "submissions", out, "--work", str(work), "--jobs", "2")
-    assert results_of(out) == results
+@pytest.fixture(scope="module")
+def small_class(tmp_path_factory):
+    """Four students of notebook 01 (two solved, two not), graded once."""
+    base = tmp_path_factory.mktemp("small")
+    for i, student in enumerate(["ann", "ben", "eve", "fay"]):
+        write(submission(NB, solved=i % 2 == 0), base / "class" / student / f"{NB}.ipynb")
+    run = grade(base / "class", base / "out", "--jobs", "2")
+    assert run.returncode == 0, run.stdout + run.stderr
+    return base
 
 
-def test_two_shards_merged_equal_one_run(tmp_path):
-    submissions = tmp_path / "class"
+def test_a_rerun_with_nothing_new_grades_nothing_and_writes_the_same(small_class, tmp_path):
+    before = results_of(small_class / "out")
+    started = time.monotonic()
+    rerun = grade(small_class / "class", small_class / "out", "--jobs", "2")
+    assert rerun.returncode == 0
+    assert "(4 from earlier runs)" in rerun.stdout, rerun.stdout
+    assert results_of(small_class / "out") == before
+    print(f"rerun took {time.monotonic() - started:.1f} s")
+
+
+def test_a_changed_file_is_graded_again(small_class, tmp_path):
+    klass = tmp_path / "class"
+    for student in ("ann", "ben"):
+        src = small_class / "class" / student / f"{NB}.ipynb"
+        (klass / student).mkdir(parents=True)
+        (klass / student / f"{NB}.ipynb").write_bytes(src.read_bytes())
+    work = tmp_path / "work"
+    assert grade(klass, tmp_path / "out", "--work", str(work)).returncode == 0
+    write(submission(NB, solved=False), klass / "ann" / f"{NB}.ipynb")
+    again = grade(klass, tmp_path / "out", "--work", str(work))
+    assert "(1 from earlier runs)" in again.stdout, again.stdout
+    assert results_of(tmp_path / "out")["ann", NB]["score"] == 0
+
+
+def test_two_shards_merged_equal_one_run(small_class, tmp_path):
     students = ["ann", "ben", "eve", "fay"]
     assert len({shard_of(s, 2) for s in students}) == 2, "the example class must span both shards"
-    for i, student in enumerate(students):
-        write(submission(NB, solved=i % 2 == 0), submissions / student / f"{NB}.ipynb")
     whole, part1, part2, merged = (tmp_path / n for n in ("whole", "part1", "part2", "merged"))
-    assert grade(submissions, whole, "--no-feedback").returncode == 0
-    assert grade(submissions, part1, "--no-feedback", "--shard", "1/2").returncode == 0
-    assert grade(submissions, part2, "--no-feedback", "--shard", "2/2").returncode == 0
+    klass = small_class / "class"
+    work = str(small_class / "out" / "work")       # the graded class's cache: shards reuse it
+    assert grade(klass, whole, "--no-feedback", "--work", work).returncode == 0
+    assert grade(klass, part1, "--no-feedback", "--shard", "1/2", "--work", work).returncode == 0
+    assert grade(klass, part2, "--no-feedback", "--shard", "2/2", "--work", work).returncode == 0
     assert set(results_of(part1)).isdisjoint(results_of(part2))
     run = subprocess.run([sys.executable, "-m", "autograder", "merge", str(part1), str(part2), "--out", str(merged)],
                          cwd=ROOT, capture_output=True, text=True)
@@ -56,18 +70,102 @@ def test_two_shards_merged_equal_one_run(tmp_path):
     assert results_of(merged) == results_of(whole)
 
 
-def test_wide_table_has_a_row_per_student_and_a_total(graded):
-    results, out, *_ = graded
-    with open(out / "grades_wide.csv", encoding="utf-8") as f:
+def test_wide_table_has_a_row_per_student_and_a_total(small_class):
+    with open(small_class / "out" / "grades_wide.csv", encoding="utf-8") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
-    assert set(rows) == {student for student, _ in results}
-    solved = rows["solved"]
-    notebooks = sorted({n for _, n in results})
-    assert float(solved["total"]) == sum(float(solved[n]) for n in notebooks)
-    assert float(solved["total"]) == sum(results["solved", n]["max_score"] for n in notebooks)
+    assert set(rows) == {"ann", "ben", "eve", "fay"}
+    assert float(rows["ann"]["total"]) == float(rows["ann"][NB]) == results_of(small_class / "out")["ann", NB]["max_score"]
 
 
 def test_bad_shard_option_is_refused(tmp_path):
     (tmp_path / "class" / "x").mkdir(parents=True)
     run = grade(tmp_path / "class", tmp_path / "out", "--shard", "3/2")
     assert run.returncode == 2 and "--shard" in run.stdout
+
+
+# -- Ctrl-C --------------------------------------------------------------------------------------
+SLOW = "import time\ntime.sleep(1)\n"
+
+
+def slow_solved():
+    """Notebook 01, solved, with a pause in each exercise: slow enough to be interrupted midway."""
+    return submission(NB, replace={g: SLOW + s for g, s in solution_sources(NB).items() if g != "quiz_answers"})
+
+
+def graded_in(out):
+    return {k: r for k, r in results_of(out).items() if k[1] == NB and r["status"] == "graded"}
+
+
+def cache_entries(work):
+    return {p.parent.name: json.loads(p.read_text())["graded_at"] for p in (work / "results").glob(f"*/{NB}.json")}
+
+
+def interrupt_when(command, condition, guard_seconds=600):
+    """Start `command`, send it Ctrl-C (SIGINT) as soon as condition() holds; (process, output, time sent)."""
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + guard_seconds
+    while not condition() and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+    sent = time.time()
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=guard_seconds)
+    return process, output, sent
+
+
+@pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available")
+def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_finishes(tmp_path):
+    klass, out, work = tmp_path / "class", tmp_path / "out", tmp_path / "work"
+    students = [f"s{i}" for i in range(4)]
+    for student in students:
+        write(slow_solved(), klass / student / f"{NB}.ipynb")
+    command = [sys.executable, "-m", "autograder", "grade", str(klass), "--out", str(out), "--work", str(work),
+               "--no-feedback", "--jobs", "1"]
+
+    # 1. the first run is interrupted after its first result: what was graded is kept
+    process, output, sent = interrupt_when(command, lambda: len(cache_entries(work)) >= 1)
+    assert process.returncode == 130, output
+    kept = graded_in(out)
+    assert 1 <= len(kept) < len(students) and all(r["score"] == r["max_score"] for r in kept.values()), output
+    assert all(t <= sent for t in cache_entries(work).values()), "a result was cached after Ctrl-C"
+
+    # 2. the same command again finishes the class
+    rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stdout
+    assert f"({len(kept)} from earlier runs)" in rerun.stdout
+    complete = graded_in(out)
+    assert len(complete) == len(students) and all(r["score"] == r["max_score"] for r in complete.values())
+
+    # 3. --force, interrupted: grades.csv keeps every student (old grades where not regraded yet)
+    first = cache_entries(work)
+    process, output, sent = interrupt_when(command + ["--force"],
+                                           lambda: any(t > max(first.values()) for t in cache_entries(work).values()))
+    assert process.returncode == 130, output
+    assert graded_in(out) == complete, "an interrupted --force run lost grades"
+    regraded = {s for s, t in cache_entries(work).items() if t > max(first.values())}
+    assert 1 <= len(regraded) < len(students)
+    assert all(t <= sent for t in cache_entries(work).values())
+
+    # 4. running it again regrades exactly what the forced run had not reached
+    resumed = subprocess.run(command + ["--force"], cwd=ROOT, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stdout
+    assert f"({len(regraded)} from earlier runs)" in resumed.stdout, resumed.stdout
+    assert graded_in(out) == complete
+    assert not (work / "force.json").exists()
+
+
+@pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available")
+def test_a_self_check_speaks_russian_and_leaves_nothing_behind(tmp_path):
+    path = write(submission(NB, replace={"learn_merges": solution_sources(NB)["learn_merges"].replace(
+        "if not counts:\n            break\n", "")}), tmp_path / f"{NB}.ipynb")
+    before = set(os.listdir("/tmp"))
+    run = subprocess.run([sys.executable, "-m", "autograder", "check", str(path)], cwd=ROOT,
+                         capture_output=True, text=True)
+    after = set(os.listdir("/tmp"))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Проверяю" in run.stdout and "со скрытыми тестами" in run.stdout
+    assert "НЕТ  test_learn_merges" in run.stdout and "ок   test_count_pairs" in run.stdout
+    assert "BEGIN HIDDEN" not in run.stdout
+    assert not [n for n in after - before if n.startswith(("bpe-", "tmp"))], after - before
+    solved = write(submission(NB), tmp_path / "solved" / f"{NB}.ipynb")
+    assert subprocess.run([sys.executable, "-m", "autograder", "check", str(solved)], cwd=ROOT,
+                          capture_output=True, text=True).returncode == 0

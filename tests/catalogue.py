@@ -1,0 +1,35 @@
+"""Grading cases of the course in-process, through the grader's own pipeline and checks.
+
+A case is a course notebook with some solution cells replaced (a mistake, an alternative
+solution, or nothing: the solution). It is graded by autograder.pipeline in a LocalSession — the
+same sanitize, plan, evaluate and agent code as in the sandboxed kernel, without the kernel —
+so the whole catalogue is proven in seconds. Cases run in parallel worker processes.
+"""
+import multiprocessing
+import os
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+
+from autograder.course import CourseNotebook
+from autograder.pipeline import NotebookGrader
+from autograder.session import LocalSession
+from autograder.simulate import submission, write
+
+
+def grade_case(notebook: str, replace: dict, solved: bool = True, full: bool = False) -> dict:
+    """The result of one case, as a dict (with `ran`: the cells that ran)."""
+    course = CourseNotebook.load(notebook)
+    with tempfile.TemporaryDirectory(prefix="bpe-case-") as tmp:
+        path = write(submission(notebook, solved=solved, replace=replace), Path(tmp) / f"{notebook}.ipynb")
+        graded = NotebookGrader(run_only_needed=not full).grade(course, path, LocalSession)
+    return {**asdict(graded.result), "ran": sorted(graded.ran)}
+
+
+def grade_cases(cases: dict) -> dict:
+    """{case id: (notebook, replace, solved, full)} → {case id: result}, on all cores."""
+    jobs = min(len(cases), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2) or 1
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {key: pool.submit(grade_case, *args) for key, args in cases.items()}
+        return {key: future.result() for key, future in futures.items()}

@@ -1,0 +1,73 @@
+"""The graded checks of every notebook, proven in-process through the grader's evaluation code.
+
+For each notebook: the solution scores full marks, the untouched student notebook scores 0 and
+every exercise says it is not written yet, each catalogued mistake (tests/mistakes/) loses points
+in the test meant to catch it with a message that names the problem, each alternative correct
+solution scores full marks, and running only the cells the checks need gives the same scores and
+messages as running the whole lesson (the exhaustive version, for every case: tests/test_proof.py).
+"""
+import pytest
+
+from autograder.course import course_notebooks
+from catalogue import grade_cases
+from mistakes import ALTERNATIVES, MISTAKES
+
+NOTEBOOKS = course_notebooks()
+
+
+def failed_tests(result):
+    return {t["name"]: t for t in result["tests"] if t["score"] < t["max_score"]}
+
+
+@pytest.fixture(scope="session")
+def catalogue():
+    cases = {}
+    for name in NOTEBOOKS:
+        cases["solved", name] = (name, {}, True, False)
+        cases["solved-full", name] = (name, {}, True, True)
+        cases["untouched", name] = (name, {}, False, False)
+    for case in [*MISTAKES, *ALTERNATIVES]:
+        cases[case.id, case.notebook] = (case.notebook, {case.cell: case.source}, True, False)
+    return grade_cases(cases)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_solutions_score_full_marks(catalogue, notebook):
+    r = catalogue["solved", notebook]
+    assert r["status"] == "graded", r["message"]
+    assert r["max_score"] > 0 and r["tests"]
+    assert r["score"] == r["max_score"], failed_tests(r)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_untouched_notebooks_score_zero_and_say_not_implemented(catalogue, notebook):
+    r = catalogue["untouched", notebook]
+    assert r["status"] == "graded", r["message"]
+    assert r["score"] == 0 and r["tests"]
+    for t in r["tests"]:
+        assert t["score"] == 0, t["name"]
+    for t in r["tests"]:
+        if not t["name"].startswith("test_quiz"):
+            assert "NotImplementedError" in t["message"] and "не реализована" in t["message"], t
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=lambda m: m.id)
+def test_each_known_mistake_loses_points_in_its_test(catalogue, mistake):
+    r = catalogue[mistake.id, mistake.notebook]
+    assert r["status"] == "graded", r["message"]
+    failed = failed_tests(r)
+    assert mistake.caught_by in failed, f"{mistake.caught_by} did not catch it; failed: {sorted(failed)}"
+    assert mistake.message in failed[mistake.caught_by]["message"], failed[mistake.caught_by]["message"]
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES, ids=lambda a: a.id)
+def test_alternative_solutions_get_full_marks(catalogue, alternative):
+    r = catalogue[alternative.id, alternative.notebook]
+    assert r["score"] == r["max_score"], failed_tests(r)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_running_only_the_needed_cells_changes_no_grade(catalogue, notebook):
+    reduced, full = catalogue["solved", notebook], catalogue["solved-full", notebook]
+    assert reduced["tests"] == full["tests"]
+    assert len(reduced["ran"]) < len(full["ran"])

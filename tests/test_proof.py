@@ -1,0 +1,46 @@
+"""Running only the cells the graded checks need changes no grade — for every catalogued case.
+
+Each mistake and alternative solution of tests/mistakes/ is graded twice, in-process: running only
+the needed cells (as the grader does) and running the whole lesson. Scores and messages must be
+the same. This runs every lesson once per case (several minutes), so it is its own step:
+`make proof` (CI runs it after `make test`, which proves the same for each notebook's solution).
+The solved student notebooks are also run top to bottom, as a student would run them.
+"""
+import pytest
+from nbclient import NotebookClient
+
+from autograder.course import NOTEBOOKS, course_notebooks
+from autograder.simulate import submission
+from catalogue import grade_cases
+from mistakes import ALTERNATIVES, MISTAKES
+
+pytestmark = pytest.mark.proof
+CASES = [*MISTAKES, *ALTERNATIVES]
+
+
+@pytest.fixture(scope="module")
+def both_ways():
+    cases = {}
+    for case in CASES:
+        cases[case.id, "reduced"] = (case.notebook, {case.cell: case.source}, True, False)
+        cases[case.id, "full"] = (case.notebook, {case.cell: case.source}, True, True)
+    return grade_cases(cases)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_the_reduced_run_grades_like_the_full_lesson(both_ways, case):
+    reduced, full = both_ways[case.id, "reduced"], both_ways[case.id, "full"]
+    assert reduced["tests"] == full["tests"]
+    assert set(reduced["ran"]) <= set(full["ran"])
+
+
+@pytest.mark.parametrize("notebook", course_notebooks())
+def test_a_solved_student_notebook_runs_top_to_bottom_with_its_visible_tests(notebook):
+    """What a student sees: every cell of the student notebook, the visible tests among them, run in
+    an ordinary kernel (as JupyterLab's Run All and nbgrader's Validate do) without an error."""
+    solved = submission(notebook)
+    NotebookClient(solved, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    errors = [(c.source[:80], o.get("ename"), o.get("evalue")) for c in solved.cells if c.cell_type == "code"
+              for o in c.outputs if o.output_type == "error"]
+    assert not errors, errors
