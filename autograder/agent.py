@@ -80,11 +80,25 @@ class Agent:
         return self.answer(lambda: target(*args, **kwargs), request.get("seconds", 60))
 
     def op_next(self, request):
+        """The next items of a generator: up to `count`, fewer when it stops or fails (said after them)."""
         iterator = self.iterators.get(request["handle"])
         if iterator is None:
             return {"error": {"type": "RuntimeError", "message": "this generator is gone", "where": ""}}
-        stop = object()
-        return self.answer(lambda: next(iterator, stop), request.get("seconds", 60), stop=stop)
+        items, stop = [], object()
+        try:
+            with cpu_limit(request.get("seconds", 60)):
+                for _ in range(max(1, min(int(request.get("count", 1)), 1024))):
+                    item = next(iterator, stop)
+                    if item is stop:
+                        return {"items": items, "stop": True}
+                    items.append(self.wire.encode(item))
+        except CallTimedOut:
+            return {"items": items, "timeout": True}
+        except self.wire.Unsupported as e:
+            return {"items": items, "unsupported": e.type_name}
+        except BaseException as e:
+            return {"items": items, "error": describe_exception(e)}
+        return {"items": items}
 
     def op_release(self, request):
         self.iterators.clear()
@@ -96,24 +110,21 @@ class Agent:
             return self.namespace[spec["ref"]]
         return self.wire.decode(spec["value"])
 
-    def answer(self, compute, seconds: float, stop=None):
+    def answer(self, compute, seconds: float):
         try:
             with cpu_limit(seconds):
                 result = compute()
+                if hasattr(result, "__next__") and not isinstance(result, (str, bytes, list, tuple, dict)):
+                    handle = len(self.iterators) + 1
+                    self.iterators[handle] = result
+                    return {"iterator": handle}
+                return {"value": self.wire.encode(result)}
         except CallTimedOut:
             return {"timeout": True}
-        except BaseException as e:    # the student's exception, reported as data
-            return {"error": describe_exception(e)}
-        if stop is not None and result is stop:
-            return {"stop": True}
-        if hasattr(result, "__next__") and not isinstance(result, (str, bytes, list, tuple, dict)):
-            handle = len(self.iterators) + 1
-            self.iterators[handle] = result
-            return {"iterator": handle}
-        try:
-            return {"value": self.wire.encode(result)}
         except self.wire.Unsupported as e:
             return {"unsupported": e.type_name}
+        except BaseException as e:    # the student's exception, reported as data
+            return {"error": describe_exception(e)}
 
 
 class cpu_limit:
@@ -136,6 +147,14 @@ class cpu_limit:
 
 def describe_exception(e: BaseException) -> dict:
     """The exception's type, message, and the last line of the student's code it passed through."""
+    try:
+        with cpu_limit(5):     # a student's __str__ may loop too
+            return _describe(e)
+    except CallTimedOut:
+        return {"type": "Exception", "message": "(сообщение ошибки не удалось прочитать)", "where": ""}
+
+
+def _describe(e: BaseException) -> dict:
     where = ""
     for frame in reversed(traceback.extract_tb(e.__traceback__)):
         if frame.filename != "<bpe-agent>" and "bpe_course" not in frame.filename:

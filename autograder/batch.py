@@ -19,7 +19,6 @@ import json
 import multiprocessing
 import os
 import shutil
-import signal
 import sys
 import time
 from collections import deque
@@ -44,6 +43,7 @@ class Outcome:
     seconds: float = 0.0
     interrupted: bool = False
     from_cache: int = 0
+    notebooks: list[str] = field(default_factory=list)   # the notebooks graded (an assignment)
 
     def count(self, *statuses: str) -> int:
         return sum(r.status in statuses for r in self.results)
@@ -212,7 +212,7 @@ class ClassGrader:
         students = sorted(found.students)
         if shard:
             students = [s for s in students if shard_of(s, shard[1]) == shard[0]]
-        outcome = Outcome(problems=list(found.problems))
+        outcome = Outcome(problems=list(found.problems), notebooks=list(self.notebooks))
         started = time.monotonic()
         since = self.cache.force_since(self.force)
         known: dict[tuple, Result] = {}
@@ -285,6 +285,8 @@ class ClassGrader:
                 result.status, result.message = ERROR, f"the gradebook could not record it: {type(e).__name__}: {e}"
         if answer.get("feedback") is not None:
             html[result.student, result.notebook] = answer["feedback"]
+        if answer.get("feedback_error"):
+            result.feedback_error = f"the feedback page could not be made: {answer['feedback_error']}"
         if result.status != ERROR:        # a fault of the grader is tried again next run
             self.cache.put(result, task["key"], answer.get("feedback"))
         return result
@@ -292,6 +294,7 @@ class ClassGrader:
 
 def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    (out / "grading.json").write_text(json.dumps({"notebooks": notebooks}, indent=1), encoding="utf-8")
     write_grades_csv(outcome.results, out / "grades.csv")
     write_wide_csv(outcome.results, notebooks, out / "grades_wide.csv")
     write_results_json(outcome.results, out / "results.json")
@@ -303,9 +306,19 @@ def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict 
             target.write_text(page, encoding="utf-8")
 
 
-def merge_outputs(parts: list[Path], out: Path, notebooks: list[str]) -> Outcome:
+def graded_notebooks(part: Path, course: list[str]) -> list[str]:
+    """The notebooks an output folder was graded for (its grading.json; all of the course before it existed)."""
+    try:
+        return json.loads((part / "grading.json").read_text(encoding="utf-8"))["notebooks"]
+    except (OSError, ValueError, KeyError):
+        return course
+
+
+def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
     """Combine the output folders of shard runs into the files one run would have written."""
-    outcome = Outcome()
+    chosen = {n for part in parts for n in graded_notebooks(part, course)}
+    notebooks = [n for n in course if n in chosen]
+    outcome = Outcome(notebooks=notebooks)
     for part in parts:
         results = json.loads((part / "results.json").read_text(encoding="utf-8"))
         outcome.results += [result_from_dict(r) for r in results]

@@ -29,7 +29,8 @@ def say(*lines: str) -> None:
 def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:
     say("", grade_table(outcome.results, notebooks), "")
     problems = [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results
-                if r.status in NOT_GRADED] + outcome.problems
+                if r.status in NOT_GRADED] + [f"{r.student}/{r.notebook}: {r.feedback_error}" for r in outcome.results
+                                              if r.feedback_error] + outcome.problems
     if problems:
         say("Problems (graded as 0 or not used):", *("  " + p for p in problems), "")
     review = [f"{r.student}/{r.notebook}: {finding}" for r in outcome.results for finding in r.review]
@@ -41,7 +42,7 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
         say(f"feedback: {out / 'feedback'}/<student_id>/<notebook>.html")
     if outcome.interrupted:
         return INTERRUPTED
-    return SOME_FAILED if outcome.count(*NOT_GRADED) else OK
+    return SOME_FAILED if outcome.count(*NOT_GRADED) or any(r.feedback_error for r in outcome.results) else OK
 
 
 def overrides_of(args) -> dict:
@@ -79,8 +80,23 @@ def unpack(archive: Path, out: Path, lms: str, pattern: str) -> tuple[Path, list
     return dest, problems
 
 
+def choose_notebooks(text: str | None) -> list[str]:
+    """--notebooks 01,02,03 (numbers or names) → the course notebooks, in course order."""
+    names = course_notebooks()
+    if not text:
+        return names
+    chosen = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        match = [n for n in names if n == part or n.split("_")[0] == part.zfill(2)]
+        if not match:
+            raise ValueError(f"--notebooks: no course notebook {part!r} (one of: {', '.join(names)})")
+        chosen += match
+    return [n for n in names if n in chosen]
+
+
 def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True, force: bool = False,
-                shard=None, lms: str = "auto", pattern: str = "", overrides: dict | None = None) -> int:
+                shard=None, lms: str = "auto", pattern: str = "", overrides: dict | None = None,
+                notebooks: list[str] | None = None) -> int:
     problems = []
     if submissions.is_file() and submissions.suffix == ".zip":
         out.mkdir(parents=True, exist_ok=True)
@@ -94,7 +110,8 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
     course = PreparedCourse(work / "course").prepare()
     config = load_config(overrides)
     warn_about_sandbox(config)
-    grader = ClassGrader(course, work, jobs=jobs, force=force, feedback=feedback, overrides=overrides)
+    grader = ClassGrader(course, work, jobs=jobs, force=force, feedback=feedback, overrides=overrides,
+                         notebooks=notebooks)
     outcome = grader.grade(found, out, shard=shard)
     return report_class(outcome, grader.notebooks, out, feedback)
 
@@ -110,12 +127,13 @@ def cmd_grade(args) -> int:
     out = Path(args.out).resolve()
     try:
         shard = parse_shard(args.shard) if args.shard else None
+        notebooks = choose_notebooks(args.notebooks)
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
     return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
                        jobs=args.jobs, feedback=not args.no_feedback, force=args.force, shard=shard,
-                       lms=args.lms, pattern=args.name_pattern, overrides=overrides_of(args))
+                       lms=args.lms, pattern=args.name_pattern, overrides=overrides_of(args), notebooks=notebooks)
 
 
 def cmd_merge(args) -> int:
@@ -125,7 +143,7 @@ def cmd_merge(args) -> int:
         say(f"not a grade output folder (no results.json): {', '.join(missing)}")
         return BAD_INPUT
     outcome = merge_outputs([Path(p) for p in args.parts], out, course_notebooks())
-    return report_class(outcome, course_notebooks(), out, feedback=False)
+    return report_class(outcome, outcome.notebooks, out, feedback=False)
 
 
 def cmd_check(args) -> int:
@@ -171,6 +189,8 @@ def parser() -> argparse.ArgumentParser:
                    help="file naming of the zip (default: recognise Moodle, Canvas, or student/notebook folders)")
     g.add_argument("--name-pattern", default="",
                    help="a regex with groups student_id and file_id for other platforms' zip names")
+    g.add_argument("--notebooks", help="grade only these course notebooks, e.g. 01,02,03 (an assignment); "
+                   "others are not listed, not even as missing")
     g.add_argument("--out", default="grades", help="where grades.csv and feedback/ go (default: ./grades)")
     g.add_argument("--work", help="the grader's work folder: course, gradebook, cache (default: OUT/work; keep it)")
     g.add_argument("--jobs", type=int, default=default_jobs(), help="notebooks graded at once (default: cores)")

@@ -54,6 +54,7 @@ class CellCode:
     """What one code cell does to the notebook's names."""
     binds: set = field(default_factory=set)         # names it (re)binds at the top level
     reads: set = field(default_factory=set)         # global names it or its functions read
+    needs: set = field(default_factory=set)         # the reads of values from before it (not set by itself first)
     changes: list = field(default_factory=list)     # (name, how): objects it may change in place
     definitions: set = field(default_factory=set)   # names bound only by import / def / class / a literal
     imports: set = field(default_factory=set)       # names bound by import
@@ -84,6 +85,7 @@ def analyse(source: str) -> CellCode:
     cell = CellCode()
     top_level_binding(tree, cell)
     global_reads(table, cell)
+    cell.needs = reads_from_before(tree, table)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             cell.doubtful = True
@@ -165,6 +167,74 @@ def global_reads(table: symtable.SymbolTable, cell: CellCode) -> None:
             if symbol.is_global() and symbol.get_name() not in BUILTIN_NAMES:
                 cell.reads.add(symbol.get_name())
         stack.extend(scope.get_children())
+
+
+NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+          ast.DictComp, ast.GeneratorExp)
+
+
+def reads_from_before(tree: ast.Module, table: symtable.SymbolTable) -> set:
+    """Names whose value the cell takes from earlier cells: read by a statement (or by a function,
+    class or comprehension in it) before an earlier statement of the cell surely set them. Only plain
+    top-level assignments, imports and definitions count as surely setting a name."""
+    nested = []                                 # (first line, global names read) of each inner scope
+    stack = list(table.get_children())
+    while stack:
+        scope = stack.pop()
+        nested.append((scope.get_lineno(), {s.get_name() for s in scope.get_symbols()
+                                            if s.is_global() and s.get_name() not in BUILTIN_NAMES}))
+        stack.extend(scope.get_children())
+    surely_set, needs = set(), set()
+    for statement in tree.body:
+        reads = set()
+
+        def visit(node):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in BUILTIN_NAMES:
+                reads.add(node.id)
+            if isinstance(node, NESTED):        # their bodies are read below, through the symbol table
+                for sub in evaluated_where_defined(node):
+                    visit(sub)
+                return
+            for child in ast.iter_child_nodes(node):
+                visit(child)
+
+        visit(statement)
+        last = getattr(statement, "end_lineno", statement.lineno)
+        for line, names in nested:
+            if statement.lineno <= line <= last:
+                reads |= names
+        needs |= reads - surely_set
+        surely_set |= surely_bound(statement)
+    return needs
+
+
+def evaluated_where_defined(node) -> list:
+    """The parts of a function, lambda, class or comprehension that run where it is written."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return [node.generators[0].iter]
+    args = node.args
+    parts = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    parts += [a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a.annotation is not None]
+    if not isinstance(node, ast.Lambda):
+        parts += [*node.decorator_list, *([node.returns] if node.returns else [])]
+    return parts
+
+
+def surely_bound(statement) -> set:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name}
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in statement.names}
+    targets = statement.targets if isinstance(statement, ast.Assign) else \
+        [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value is not None else []
+    names = set()
+    for target in targets:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name) and isinstance(target, (ast.Name, ast.Tuple, ast.List)):
+                names.add(node.id)
+    return names
 
 
 def root_name(node) -> str | None:
@@ -290,13 +360,13 @@ def needed_cells(cells: list[CellCode], always: set[int], wanted: set[str]) -> s
     needed = set(always) | {i for i, c in enumerate(cells) if c.doubtful}
     names = set(wanted)
     for i in needed:
-        names |= cells[i].reads
+        names |= cells[i].needs
     changed = True
     while changed:
         changed = False
         for i, cell in enumerate(cells):
             if i not in needed and touched[i] & names:
                 needed.add(i)
-                names |= cell.reads
+                names |= cell.needs
                 changed = True
     return needed

@@ -8,6 +8,7 @@ generator, an `Opaque` for a type that cannot cross, or the student's exception 
 an exception of the same name and message (never of a class the student defined).
 """
 import builtins
+import collections
 import re
 import time
 
@@ -124,12 +125,29 @@ class Remote:
             raise TypeError(f"a check passed a {e.type_name} to the student's {name}") from None
         return self.result(self.ask(request, seconds), name, seconds)
 
-    def next(self, handle: int, name: str):
+    def next_items(self, handle: int, name: str, count: int) -> tuple[list, BaseException | None]:
+        """Up to `count` next items of a generator, and what ended them (StopIteration, an error) or None."""
         seconds = checks.call_seconds() or self.call_seconds
-        answer = self.ask({"op": "next", "handle": handle}, seconds)
+        answer = self.ask({"op": "next", "handle": handle, "count": count}, seconds)
+        items = answer.get("items")
+        if not isinstance(items, list):
+            try:
+                self.result(answer, name, seconds)
+            except BaseException as e:
+                return [], e
+            return [], checks.CheckFailed(self.problem(answer, f"генератор {name}"))
+        values = [self.value(item) for item in items]
         if answer.get("stop") is True:
-            raise StopIteration
-        return self.result(answer, name, seconds)
+            return values, StopIteration()
+        if len(answer) == 1:
+            return values, None
+        if "unsupported" in answer:       # that item crosses as a placeholder; the generator goes on
+            return values + [Opaque(str(answer["unsupported"]))], None
+        try:
+            self.result({k: v for k, v in answer.items() if k != "items"}, name, seconds)
+        except BaseException as e:
+            return values, e
+        return values, None
 
     def release(self) -> None:
         if not self.session.dead:
@@ -186,17 +204,25 @@ class RemoteIterator:
 
     def __init__(self, remote: Remote, handle: int, name: str):
         self._remote, self._handle, self._name = remote, handle, name
-        self._count = 0
+        self._count, self._batch = 0, 1
+        self._buffer, self._end = collections.deque(), None
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        self._count += 1
-        if self._count > self._remote.max_generator_items:
-            raise checks.CheckFailed(f"генератор {self._name} выдал больше {self._remote.max_generator_items} "
-                                     "значений: похоже, он не останавливается")
-        return self._remote.next(self._handle, self._name)
+        # items come in growing batches (1, 2, 4, … 256): few round trips for a long generator
+        if not self._buffer and self._end is None:
+            items, self._end = self._remote.next_items(self._handle, self._name, self._batch)
+            self._buffer.extend(items)
+            self._batch = min(self._batch * 2, 256)
+        if self._buffer:
+            self._count += 1
+            if self._count > self._remote.max_generator_items:
+                raise checks.CheckFailed(f"генератор {self._name} выдал больше {self._remote.max_generator_items} "
+                                         "значений: похоже, он не останавливается")
+            return self._buffer.popleft()
+        raise self._end
 
     def __repr__(self):
         return f"<генератор из {self._name}>"

@@ -23,6 +23,7 @@ class Result:
     message: str = ""
     tests: list[TestResult] = field(default_factory=list)
     review: list[str] = field(default_factory=list)   # code the instructor may want to look at
+    feedback_error: str = ""                             # why there is no feedback page, if there is none
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -69,8 +69,11 @@ def main(conn, slot: int, course_root: str, overrides: dict, parent: int) -> Non
         if graded.notebook is not None:
             answer["notebook"] = nbformat.writes(graded.notebook)
         if task["feedback"]:
-            answer["feedback"] = feedback_html(graded.result, graded.notebook, course_nb.release, graded.ran,
-                                               course_nb.title)
+            try:
+                answer["feedback"] = feedback_html(graded.result, graded.notebook, course_nb.release, graded.ran,
+                                                   course_nb.title)
+            except Exception as e:   # reported with the grade, never silently retried
+                answer["feedback_error"] = f"{type(e).__name__}: {e}"[:500]
         conn.send(answer)
 
 

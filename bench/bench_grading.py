@@ -1,56 +1,131 @@
-"""Benchmark: grading a synthetic class with --jobs 1 and --jobs 2, side by side in one run.
+"""Benchmark: what grading costs, measured side by side in one run (never asserted in a test).
 
-    python bench/bench_grading.py [--students 40] [--notebooks 01_hand_example,02_byte_level_training]
+    python bench/bench_grading.py [--students 6] [--class-students 8]
 
-The class is made from the course itself: students alternate between a solved notebook and the
-untouched one. Each setting grades the same class from scratch (a fresh work folder, no resume).
-Prints seconds per submission and the speed-up. Not a test: machines are shared and noisy, so
-compare the ratio, measured in one run, not the absolute seconds.
+Prints, for this machine:
+1. fixed cost per notebook — `python -m autograder grade` of untouched notebooks 01 (its lesson
+   cells take a fraction of a second and every test fails at once, so what is left is the cost of
+   grading itself: a sandboxed kernel, the checks, the gradebook) — next to a bare
+   `nbgrader autograde` of the same notebooks in a course directory of their own (stock nbgrader:
+   a plain kernel, tests inside it); then the same for all seven notebooks, where stock nbgrader
+   also runs every demonstration of the lessons and this grader runs only what the tests need;
+2. a solved seven-notebook submission: wall-clock seconds and core-seconds (CPU time of the
+   grader, its workers, the kernels);
+3. the speed-up from --jobs 1 to --jobs 2 on a class of solved submissions;
+4. the projected time for 500 students on this machine (core-seconds per submission × 500 / cores).
+
+Every run grades from scratch (a fresh work folder; the prepared course is reused, as it is for
+an instructor). Machines are shared and noisy: compare the ratios, measured in one run.
 """
 import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from autograder.batch import grade_class
-from autograder.course import course_notebooks
-from autograder.grading import Grader
-from autograder.simulate import submission, write
-from autograder.submissions import find_submissions
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder.course import PreparedCourse, course_notebooks, use_venv_tools  # noqa: E402
+from autograder.simulate import submission, write  # noqa: E402
 
 
-def make_class(folder: Path, students: int, notebooks: list[str]) -> None:
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(command: list[str], cwd: Path = ROOT) -> tuple[float, float]:
+    """(wall seconds, core-seconds) of one command and everything it started."""
+    cpu, start = children_cpu(), time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        sys.exit(f"failed: {' '.join(command)}\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    summary = [line for line in done.stdout.splitlines() if line.startswith("graded ")]
+    print(f"  {wall:7.1f} s  {' '.join(command[2:5])}  {summary[0] if summary else ''}", flush=True)
+    return wall, children_cpu() - cpu
+
+
+def make_class(folder: Path, students: int, notebooks: list[str], solved: bool) -> Path:
     for i in range(students):
         for name in notebooks:
-            write(submission(name, solved=i % 2 == 0), folder / f"s{i:03d}" / f"{name}.ipynb")
+            write(submission(name, solved=solved), folder / f"s{i:03d}" / f"{name}.ipynb")
+    return folder
 
 
-def timed_run(folder: Path, notebooks: list[str], jobs: int) -> float:
-    with tempfile.TemporaryDirectory(prefix="bench-grade-") as tmp:
-        grader = Grader(Path(tmp) / "work", notebooks=notebooks)
-        found = find_submissions(folder, course_notebooks())
-        start = time.perf_counter()
-        outcome = grade_class(found, grader, Path(tmp) / "out", jobs=jobs, feedback=False)
-        seconds = time.perf_counter() - start
-    assert outcome.count("graded") == len(found.students) * len(notebooks), outcome.summary()
-    return seconds
+def ours(klass: Path, tmp: Path, jobs: int, *options: str) -> tuple[float, float]:
+    out = tmp / f"out-{time.monotonic_ns()}"
+    return run([sys.executable, "-m", "autograder", "grade", str(klass), "--out", str(out), "--jobs", str(jobs),
+                "--no-feedback", *options])
+
+
+def bare_nbgrader(klass: Path, tmp: Path, notebooks: list[str]) -> tuple[float, float]:
+    """Stock nbgrader: autograde each assignment for every student, in a course directory of its own."""
+    course = tmp / f"nbgrader-{time.monotonic_ns()}"
+    prepared = PreparedCourse(course / "prepared").prepare()
+    shutil.copytree(prepared.root, course / "dir", ignore=shutil.ignore_patterns("autograded", "submitted"))
+    (course / "dir" / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.course_id = 'bench'\n")
+    for student in sorted(p.name for p in klass.iterdir()):
+        for name in notebooks:
+            target = course / "dir" / "submitted" / student / name / f"{name}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(klass / student / f"{name}.ipynb", target)
+    wall = cpu = 0.0
+    for name in notebooks:
+        w, c = run([sys.executable, "-m", "nbgrader", "autograde", name, "--create", "--force"], cwd=course / "dir")
+        wall, cpu = wall + w, cpu + c
+    return wall, cpu
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--students", type=int, default=40)
-    p.add_argument("--notebooks", default=",".join(course_notebooks()))
+    p.add_argument("--students", type=int, default=4, help="students in the fixed-cost class")
+    p.add_argument("--class-students", type=int, default=6, help="students of solved submissions for jobs 1 → 2")
     args = p.parse_args()
-    notebooks = args.notebooks.split(",")
-    with tempfile.TemporaryDirectory(prefix="bench-class-") as tmp:
-        make_class(Path(tmp), args.students, notebooks)
+    use_venv_tools()
+    notebooks = course_notebooks()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
+        tmp = Path(tmp)
+        PreparedCourse(tmp / "warm").prepare()          # the course, prepared once (as for an instructor)
+        first = make_class(tmp / "first", args.students, notebooks[:1], solved=False)
+        fixed = ours(first, tmp, 1, "--notebooks", notebooks[0]), bare_nbgrader(first, tmp, notebooks[:1])
+        untouched = make_class(tmp / "untouched", args.students, notebooks, solved=False)
         n = args.students * len(notebooks)
-        times = {jobs: timed_run(Path(tmp), notebooks, jobs) for jobs in (1, 2)}
-    print(f"\nclass: {args.students} students × {len(notebooks)} notebooks = {n} submissions")
-    print(f"{'jobs':>4}  {'total s':>8}  {'s/submission':>12}")
-    for jobs, seconds in times.items():
-        print(f"{jobs:>4}  {seconds:>8.1f}  {seconds / n:>12.2f}")
-    print(f"speed-up with 2 jobs: {times[1] / times[2]:.2f}×")
+        ours_wall, ours_cpu = ours(untouched, tmp, 1)
+        bare_wall, bare_cpu = bare_nbgrader(untouched, tmp, notebooks)
+        solved_one = make_class(tmp / "one", 1, notebooks, solved=True)
+        full_wall, full_cpu = ours(solved_one, tmp, 1)
+        klass = make_class(tmp / "class", args.class_students, notebooks, solved=True)
+        j1_wall, j1_cpu = ours(klass, tmp, 1)
+        j2_wall, j2_cpu = ours(klass, tmp, 2)
+        rerun_wall, _ = run([sys.executable, "-m", "autograder", "grade", str(klass), "--out", str(tmp / "rerun"),
+                             "--work", str(tmp / "rerun-work"), "--jobs", "2", "--no-feedback"])
+        rerun_again, _ = run([sys.executable, "-m", "autograder", "grade", str(klass), "--out", str(tmp / "rerun"),
+                              "--work", str(tmp / "rerun-work"), "--jobs", "2", "--no-feedback"])
+    per_submission = j2_cpu / args.class_students
+    print(f"\nmachine: {cores} cores; every figure is from this one run\n")
+    (f_wall, f_cpu), (b_wall, b_cpu) = fixed
+    s = args.students
+    print(f"1. fixed cost per notebook: {s} untouched {notebooks[0]} (each command's start-up included)")
+    print(f"   autograder grade (sandboxed):  {f_wall / s:6.2f} s wall  {f_cpu / s:6.2f} core-s   (--jobs 1)")
+    print(f"   bare nbgrader autograde:       {b_wall / s:6.2f} s wall  {b_cpu / s:6.2f} core-s")
+    print(f"   ratio (ours / nbgrader):       {f_wall / b_wall:6.2f}× wall  {f_cpu / b_cpu:6.2f}× core-s")
+    print(f"   all seven untouched notebooks ({n}): ours {ours_wall / n:.2f} s wall {ours_cpu / n:.2f} core-s per "
+          f"notebook, nbgrader {bare_wall / n:.2f} s wall {bare_cpu / n:.2f} core-s "
+          f"({ours_wall / bare_wall:.2f}×, {ours_cpu / bare_cpu:.2f}×)")
+    print("2. a solved seven-notebook submission")
+    print(f"   {full_wall:.1f} s wall, {full_cpu:.1f} core-s (one student, --jobs 1)")
+    print(f"3. a class of {args.class_students} solved submissions: --jobs 1 {j1_wall:.1f} s, --jobs 2 {j2_wall:.1f} s"
+          f" → {j1_wall / j2_wall:.2f}× speed-up; {per_submission:.1f} core-s per submission")
+    print(f"4. projected for 500 students on {cores} cores: {500 * per_submission / cores / 3600:.2f} h"
+          f" (500 × {per_submission:.1f} core-s / {cores})")
+    print(f"   a rerun with nothing new: {rerun_again:.1f} s for the whole class (first run {rerun_wall:.1f} s)")
 
 
 if __name__ == "__main__":

@@ -101,8 +101,8 @@ def graded(tmp_path_factory, listener):
             cell.source = "pass"
     write(skipped, klass / "attack_blank_tests" / f"{NB}.ipynb")
     before = set(os.listdir("/tmp"))
-    # 60 s a cell: far more than any solution needs, and the limit that stops attack_patch_builtins's hang
-    run = grade(klass, base / "out", "--work", str(base / "work"), "--jobs", "2", "--cell-timeout", "60")
+    # 30 s a cell: several times what any solution needs, and the limit that stops attack_patch_builtins's hang
+    run = grade(klass, base / "out", "--work", str(base / "work"), "--jobs", "2", "--cell-timeout", "30")
     after = set(os.listdir("/tmp"))
     return results_of(base / "out"), base / "out", base / "work", run, before, after
 

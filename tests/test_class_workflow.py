@@ -128,8 +128,8 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
     assert 1 <= len(kept) < len(students) and all(r["score"] == r["max_score"] for r in kept.values()), output
     assert all(t <= sent for t in cache_entries(work).values()), "a result was cached after Ctrl-C"
 
-    # 2. the same command again finishes the class
-    rerun = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    # 2. the same command again finishes the class (two workers: nothing here is about timing)
+    rerun = subprocess.run(command[:-1] + ["2"], cwd=ROOT, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stdout
     assert f"({len(kept)} from earlier runs)" in rerun.stdout
     complete = graded_in(out)
@@ -146,7 +146,7 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
     assert all(t <= sent for t in cache_entries(work).values())
 
     # 4. running it again regrades exactly what the forced run had not reached
-    resumed = subprocess.run(command + ["--force"], cwd=ROOT, capture_output=True, text=True)
+    resumed = subprocess.run(command[:-1] + ["2", "--force"], cwd=ROOT, capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stdout
     assert f"({len(regraded)} from earlier runs)" in resumed.stdout, resumed.stdout
     assert graded_in(out) == complete
@@ -169,3 +169,22 @@ def test_a_self_check_speaks_russian_and_leaves_nothing_behind(tmp_path):
     solved = write(submission(NB), tmp_path / "solved" / f"{NB}.ipynb")
     assert subprocess.run([sys.executable, "-m", "autograder", "check", str(solved)], cwd=ROOT,
                           capture_output=True, text=True).returncode == 0
+
+
+def test_a_feedback_page_that_fails_is_reported_and_not_retried(tmp_path, capsys):
+    import nbformat
+    from autograder.batch import Cache, ClassGrader, Outcome
+    from autograder.cli import report_class
+    from autograder.course import PreparedCourse, use_venv_tools
+    use_venv_tools()
+    course = PreparedCourse(tmp_path / "work" / "course").prepare()
+    grader = ClassGrader(course, tmp_path / "work")
+    result = {"student": "ann", "notebook": NB, "score": 17.0, "max_score": 17.0, "status": "graded",
+              "message": "all tests passed", "tests": [], "review": []}
+    answer = {"result": result, "notebook": nbformat.writes(nbformat.v4.new_notebook()), "feedback": None,
+              "feedback_error": "ValueError: a broken page"}
+    r = grader.receive({"id": 0, "student": "ann", "notebook": NB, "key": "k", "feedback": True}, answer, {})
+    assert r.status == "graded" and "ValueError: a broken page" in r.feedback_error
+    assert Cache(tmp_path / "work").get("ann", NB, "k", None) is not None      # kept: not graded again
+    assert report_class(Outcome(results=[r]), [NB], tmp_path / "out", feedback=True) == 1
+    assert "feedback page could not be made" in capsys.readouterr().out

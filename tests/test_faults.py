@@ -44,11 +44,11 @@ FAULTS = {
         "for _ in range(num_merges):", "while True:").replace("break", "continue")}),
     "dies_in_a_call": submission(NB, replace={"learn_merges": "def learn_merges(word_freqs, num_merges):\n"
                                               "    import os\n    os._exit(3)"}),
-    # 5 + 5 s in the first two exercises, 12 s in the third: the notebook's 20 s run out there
+    # 3 + 3 s in the first two exercises, 8 s in the third: the notebook's 12 s run out there
     "too_slow_overall": submission(NB, replace={
-        "count_pairs": "import time\ntime.sleep(5)\n" + SOURCES["count_pairs"],
-        "merge_pair": "import time\ntime.sleep(5)\n" + SOURCES["merge_pair"],
-        "learn_merges": late("import time\ntime.sleep(12)")}),
+        "count_pairs": "import time\ntime.sleep(3)\n" + SOURCES["count_pairs"],
+        "merge_pair": "import time\ntime.sleep(3)\n" + SOURCES["merge_pair"],
+        "learn_merges": late("import time\ntime.sleep(8)")}),
     "output_flood": submission(NB, replace={"quiz_answers": "for i in range(300_000):\n    print('спам', i)\n"
                                             + SOURCES["quiz_answers"]}),
     "tests_tampered": tampered(),
@@ -62,7 +62,7 @@ def faults(tmp_path_factory):
         write(notebook, base / "class" / student / f"{NB}.ipynb")
     write(submission(NB), base / "class" / "honest" / f"{NB}.ipynb")
     run = grade(base / "class", base / "out", "--no-feedback", "--jobs", "2",
-                "--cell-timeout", "15", "--notebook-timeout", "20", "--call-seconds", "5")
+                "--cell-timeout", "10", "--notebook-timeout", "12", "--call-seconds", "5")
     return results_of(base / "out"), run
 
 
