@@ -157,7 +157,7 @@ def describe_exception(e: BaseException) -> dict:
 def _describe(e: BaseException) -> dict:
     where = ""
     for frame in reversed(traceback.extract_tb(e.__traceback__)):
-        if frame.filename != "<bpe-agent>" and "bpe_course" not in frame.filename:
+        if is_notebook_code(frame.filename):
             name = "" if frame.name == "<module>" else f"в функции {frame.name}, "
             where = f"{name}строка {frame.lineno}: {(frame.line or '').strip()}"[:300]
             break
@@ -166,6 +166,11 @@ def _describe(e: BaseException) -> dict:
     except BaseException:
         message = "(сообщение ошибки не удалось прочитать)"
     return {"type": type(e).__name__, "message": message[:2000], "where": where}
+
+
+def is_notebook_code(filename: str) -> bool:
+    """A frame of the notebook's own cells (IPython names them like this), not of a library."""
+    return "ipykernel_" in filename or filename.startswith(("<ipython-input", "<cell"))
 
 
 def install(shell) -> Agent:

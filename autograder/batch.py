@@ -31,15 +31,15 @@ from tqdm import tqdm
 
 from . import gradebook, worker
 from .course import PreparedCourse
-from .report import write_grades_csv, write_results_json, write_wide_csv
+from .report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
 from .results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict
-from .submissions import Class
+from .submissions import Class, Problem
 
 
 @dataclass
 class Outcome:
     results: list[Result] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list = field(default_factory=list)          # submissions.Problem: files that could not be used
     seconds: float = 0.0
     interrupted: bool = False
     from_cache: int = 0
@@ -298,12 +298,27 @@ def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict 
     write_grades_csv(outcome.results, out / "grades.csv")
     write_wide_csv(outcome.results, notebooks, out / "grades_wide.csv")
     write_results_json(outcome.results, out / "results.json")
-    (out / "problems.json").write_text(json.dumps(outcome.problems, ensure_ascii=False, indent=1), encoding="utf-8")
+    (out / "problems.json").write_text(json.dumps(problem_rows(outcome), ensure_ascii=False, indent=1),
+                                       encoding="utf-8")
     for (student, name), page in (html or {}).items():
         if page is not None:
             target = out / "feedback" / student / f"{name}.html"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(page, encoding="utf-8")
+
+
+def problem_rows(outcome: Outcome) -> list[dict]:
+    """Everything that went wrong, one row each: files that could not be used, notebooks that could
+    not be graded, feedback pages that could not be made (the keys of grades.csv where they apply)."""
+    rows = [{"file": p.file, "student_id": p.student_id, "notebook": "", "problem": p.problem} for p in outcome.problems]
+    for r in outcome.results:
+        if r.status in NOT_GRADED:
+            rows.append({"file": f"{r.student}/{r.notebook}.ipynb", "student_id": r.student, "notebook": r.notebook,
+                         "problem": f"{r.status}: {r.message}"})
+        if r.feedback_error:
+            rows.append({"file": f"{r.student}/{r.notebook}.ipynb", "student_id": r.student, "notebook": r.notebook,
+                         "problem": r.feedback_error})
+    return rows
 
 
 def graded_notebooks(part: Path, course: list[str]) -> list[str]:
@@ -318,13 +333,18 @@ def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
     """Combine the output folders of shard runs into the files one run would have written."""
     chosen = {n for part in parts for n in graded_notebooks(part, course)}
     notebooks = [n for n in course if n in chosen]
-    outcome = Outcome(notebooks=notebooks)
+    outcome, roster = Outcome(notebooks=notebooks), {}
     for part in parts:
         results = json.loads((part / "results.json").read_text(encoding="utf-8"))
         outcome.results += [result_from_dict(r) for r in results]
         problems = part / "problems.json"
         if problems.exists():
-            outcome.problems += [p for p in json.loads(problems.read_text(encoding="utf-8")) if p not in outcome.problems]
+            for row in json.loads(problems.read_text(encoding="utf-8")):
+                if isinstance(row, dict) and not row.get("notebook"):   # the others come back with the results
+                    problem = Problem(row.get("file", ""), row.get("student_id", ""), row.get("problem", ""))
+                    if problem not in outcome.problems:
+                        outcome.problems.append(problem)
+        roster.update(read_roster(part))
         if (part / "feedback").is_dir() and part.resolve() != out.resolve():
             shutil.copytree(part / "feedback", out / "feedback", dirs_exist_ok=True)
     seen = {}
@@ -333,4 +353,6 @@ def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
     outcome.results = sorted(seen.values(), key=lambda r: (r.student, notebooks.index(r.notebook)
                                                            if r.notebook in notebooks else len(notebooks)))
     write_outputs(outcome, notebooks, out)
+    if roster:
+        write_roster(roster, out)
     return outcome

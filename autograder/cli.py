@@ -6,7 +6,6 @@ could not be prepared (e.g. nbgrader failed on solutions/); 130 interrupted (wha
 kept and written out; run the same command again to go on).
 """
 import argparse
-import csv
 import shutil
 from pathlib import Path
 
@@ -14,10 +13,11 @@ from bpe_course.vocab import offline_tiktoken
 
 from .batch import ClassGrader, default_jobs, merge_outputs, parse_shard
 from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
-from .report import grade_table, test_report
+from .report import (grade_table, read_roster, test_report, write_canvas_import, write_moodle_worksheet,
+                     write_roster)
 from .results import GRADED, NOT_GRADED
 from .sandbox import Sandbox
-from .submissions import LMS_PATTERNS, find_submissions, import_zip
+from .submissions import LMS_PATTERNS, Problem, find_submissions, import_zip
 
 OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -30,7 +30,7 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
     say("", grade_table(outcome.results, notebooks), "")
     problems = [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results
                 if r.status in NOT_GRADED] + [f"{r.student}/{r.notebook}: {r.feedback_error}" for r in outcome.results
-                                              if r.feedback_error] + outcome.problems
+                                              if r.feedback_error] + [str(p) for p in outcome.problems]
     if problems:
         say("Problems (graded as 0 or not used):", *("  " + p for p in problems), "")
     review = [f"{r.student}/{r.notebook}: {finding}" for r in outcome.results for finding in r.review]
@@ -43,6 +43,25 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
     if outcome.interrupted:
         return INTERRUPTED
     return SOME_FAILED if outcome.count(*NOT_GRADED) or any(r.feedback_error for r in outcome.results) else OK
+
+
+EXPORTS = {"moodle": "moodle_grading_worksheet.csv", "canvas": "canvas_grades_import.csv"}
+
+
+def export_grades(kinds: list[str], outcome, out: Path, assignment: str) -> None:
+    """The grades in the learning platforms' import formats, names from OUT/roster.csv."""
+    roster = read_roster(out)
+    for kind in kinds or []:
+        path = out / EXPORTS[kind]
+        if kind == "moodle":
+            write_moodle_worksheet(outcome.results, roster, path)
+        else:
+            write_canvas_import(outcome.results, roster, assignment or default_assignment(outcome.notebooks), path)
+        say(f"{kind} upload: {path}")
+
+
+def default_assignment(notebooks: list[str]) -> str:
+    return "BPE с нуля: " + ", ".join(n.split("_")[0] for n in notebooks)
 
 
 def overrides_of(args) -> dict:
@@ -74,8 +93,7 @@ def unpack(archive: Path, out: Path, lms: str, pattern: str) -> tuple[Path, list
     dest = out / "submissions"
     shutil.rmtree(dest, ignore_errors=True)
     problems, names = import_zip(archive, dest, course_notebooks(), pattern=pattern, lms=lms)
-    with open(out / "roster.csv", "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows([("student_id", "name"), *sorted(names.items())])
+    write_roster(names, out)
     say(f"unpacked {archive.name}: {len(names)} students into {dest} (names: {out / 'roster.csv'})")
     return dest, problems
 
@@ -96,13 +114,17 @@ def choose_notebooks(text: str | None) -> list[str]:
 
 def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True, force: bool = False,
                 shard=None, lms: str = "auto", pattern: str = "", overrides: dict | None = None,
-                notebooks: list[str] | None = None) -> int:
+                notebooks: list[str] | None = None, export: list[str] | None = None, assignment: str = "") -> int:
     problems = []
     if submissions.is_file() and submissions.suffix == ".zip":
         out.mkdir(parents=True, exist_ok=True)
         submissions, problems = unpack(submissions, out, lms, pattern)
     found = find_submissions(submissions, course_notebooks())
     found.problems[:0] = problems
+    for student, files in found.students.items():     # notebooks of the course, but not of this assignment
+        for name in sorted(set(files) - set(notebooks or course_notebooks())):
+            found.problems.append(Problem(f"{student}/{files.pop(name).name}", student,
+                                          "not part of this assignment (--notebooks); not graded"))
     if not found.students:
         say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
         return BAD_INPUT
@@ -113,7 +135,9 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
     grader = ClassGrader(course, work, jobs=jobs, force=force, feedback=feedback, overrides=overrides,
                          notebooks=notebooks)
     outcome = grader.grade(found, out, shard=shard)
-    return report_class(outcome, grader.notebooks, out, feedback)
+    code = report_class(outcome, grader.notebooks, out, feedback)
+    export_grades(export, outcome, out, assignment)
+    return code
 
 
 def cmd_release(args) -> int:
@@ -133,7 +157,8 @@ def cmd_grade(args) -> int:
         return BAD_INPUT
     return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
                        jobs=args.jobs, feedback=not args.no_feedback, force=args.force, shard=shard,
-                       lms=args.lms, pattern=args.name_pattern, overrides=overrides_of(args), notebooks=notebooks)
+                       lms=args.lms, pattern=args.name_pattern, overrides=overrides_of(args), notebooks=notebooks,
+                       export=args.export, assignment=args.assignment)
 
 
 def cmd_merge(args) -> int:
@@ -143,7 +168,9 @@ def cmd_merge(args) -> int:
         say(f"not a grade output folder (no results.json): {', '.join(missing)}")
         return BAD_INPUT
     outcome = merge_outputs([Path(p) for p in args.parts], out, course_notebooks())
-    return report_class(outcome, outcome.notebooks, out, feedback=False)
+    code = report_class(outcome, outcome.notebooks, out, feedback=False)
+    export_grades(args.export, outcome, out, args.assignment)
+    return code
 
 
 def cmd_check(args) -> int:
@@ -207,6 +234,13 @@ def parser() -> argparse.ArgumentParser:
     m = sub.add_parser("merge", help="combine the output folders of shard runs")
     m.add_argument("parts", nargs="+")
     m.add_argument("--out", required=True)
+    for command in (g, m):
+        command.add_argument("--export", action="append", choices=sorted(EXPORTS),
+                             help="also write the grades for upload: moodle (grading worksheet) or canvas "
+                                  "(gradebook import); may be given twice")
+        command.add_argument("--assignment", default="",
+                             help="the Canvas gradebook column, e.g. 'Homework 1 (123456)' "
+                                  "(default: 'BPE с нуля: ' and the notebooks' numbers)")
     m.set_defaults(run=cmd_merge)
     c = sub.add_parser("check", help="grade one notebook against the hidden tests (a self-check)")
     c.add_argument("notebook")

@@ -4,7 +4,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from .results import GRADED, Result
+from .results import BROKEN, ERROR, GRADED, MISSING, Result
 
 CSV_FIELDS = ["student_id", "notebook", "score", "max_score", "status", "message"]
 
@@ -25,16 +25,91 @@ def write_grades_csv(results: list[Result], path: Path) -> Path:
     return path
 
 
-def write_wide_csv(results: list[Result], notebooks: list[str], path: Path) -> Path:
-    """One row per student, one column per notebook, and the total: for a gradebook upload."""
-    scores: dict[str, dict[str, float]] = {}
+# the worst status of a student's notebooks is the student's status in the wide table
+SEVERITY = {GRADED: 0, MISSING: 1, BROKEN: 2, ERROR: 3}
+
+
+def student_status(results: list[Result]) -> str:
+    """graded, missing, broken or error — the worst of a student's notebooks, with the notebooks."""
+    worst = max((r.status for r in results), key=lambda s: SEVERITY.get(s, 3), default=GRADED)
+    if worst == GRADED:
+        return GRADED
+    return f"{worst}: " + ", ".join(r.notebook.split("_")[0] for r in results if r.status == worst)
+
+
+def by_student(results: list[Result]) -> dict[str, list[Result]]:
+    students: dict[str, list[Result]] = {}
     for r in results:
-        scores.setdefault(r.student, {})[r.notebook] = r.score
+        students.setdefault(r.student, []).append(r)
+    return students
+
+
+def write_wide_csv(results: list[Result], notebooks: list[str], path: Path) -> Path:
+    """One row per student, one column per notebook, the total, and a status column so that a
+    notebook that could not be graded is never hidden behind a number."""
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow(["student_id", *notebooks, "total"])
-        for student, row in scores.items():
-            writer.writerow([student, *(points(row.get(n, 0)) for n in notebooks), points(sum(row.values()))])
+        writer.writerow(["student_id", *notebooks, "total", "max_total", "status"])
+        for student, rows in by_student(results).items():
+            scores = {r.notebook: r.score for r in rows}
+            writer.writerow([student, *(points(scores.get(n, 0)) for n in notebooks),
+                             points(sum(scores.values())), points(sum(r.max_score for r in rows)), student_status(rows)])
+    return path
+
+
+def read_roster(folder: Path) -> dict[str, str]:
+    """student_id → name, from FOLDER/roster.csv ({} without one)."""
+    try:
+        with open(Path(folder) / "roster.csv", newline="", encoding="utf-8") as f:
+            return {row["student_id"]: row["name"] for row in csv.DictReader(f)}
+    except (OSError, KeyError):
+        return {}
+
+
+def write_roster(names: dict[str, str], folder: Path) -> Path:
+    path = Path(folder) / "roster.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([("student_id", "name"), *sorted(names.items())])
+    return path
+
+
+# -- grades in the learning platforms' own import formats -----------------------------------------
+MOODLE_COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]
+CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+
+
+def feedback_comment(rows: list[Result]) -> str:
+    """A line for the student: points per notebook (in Russian), and what went wrong, if anything."""
+    parts = []
+    for r in rows:
+        note = {MISSING: " (не сдан)", BROKEN: " (файл не читается)", ERROR: " (не удалось проверить)"}.get(r.status, "")
+        parts.append(f"{r.notebook}: {points(r.score)} из {points(r.max_score)}{note}")
+    return "; ".join(parts)
+
+
+def write_moodle_worksheet(results: list[Result], roster: dict[str, str], path: Path) -> Path:
+    """Moodle's assignment grading worksheet (Upload grading worksheet): the participant
+    identifier, the name, the grade (the total of the graded notebooks) and a feedback comment."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(MOODLE_COLUMNS)
+        for student, rows in by_student(results).items():
+            writer.writerow([f"Participant {student}", roster.get(student, student), points(sum(r.score for r in rows)),
+                             points(sum(r.max_score for r in rows)), feedback_comment(rows)])
+    return path
+
+
+def write_canvas_import(results: list[Result], roster: dict[str, str], assignment: str, path: Path) -> Path:
+    """Canvas's gradebook import: Student, ID (the Canvas user id), SIS User ID, SIS Login ID, Section,
+    then one column for the assignment (its points possible in the second row)."""
+    students = by_student(results)
+    maximum = max((sum(r.max_score for r in rows) for rows in students.values()), default=0)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow([*CANVAS_COLUMNS, assignment])
+        writer.writerow(["    Points Possible", "", "", "", "", points(maximum)])
+        for student, rows in students.items():
+            writer.writerow([roster.get(student, student), student, "", "", "", points(sum(r.score for r in rows))])
     return path
 
 

@@ -49,9 +49,20 @@ class LmsCollector(FileNameCollectorPlugin):
 
 
 @dataclass
+class Problem:
+    """A file or a student the grader could not use as given, for the instructor to look at."""
+    file: str = ""          # the file as the instructor named it (in the folder or the zip), if one
+    student_id: str = ""    # whose, if known
+    problem: str = ""
+
+    def __str__(self):
+        return f"{self.file or self.student_id}: {self.problem}"
+
+
+@dataclass
 class Class:
     students: dict[str, dict[str, Path]] = field(default_factory=dict)  # student → notebook → file
-    problems: list[str] = field(default_factory=list)                   # what could not be used
+    problems: list[Problem] = field(default_factory=list)               # what could not be used
 
 
 def course_name(filename: str, notebooks: list[str]) -> tuple[str | None, int]:
@@ -69,7 +80,8 @@ def keep_newest(found: Class, student: str, name: str, path: Path, rank) -> None
     files = found.students.setdefault(student, {})
     if name in files:
         older, newer = sorted([files[name], path], key=rank)
-        found.problems.append(f"{student}: two submissions of {name}; graded {newer.name}, ignored {older.name}")
+        found.problems.append(Problem("", student, f"two submissions of {name}; graded {newer.name}, "
+                                                   f"ignored {older.name}"))
         path = newer
     files[name] = path
 
@@ -83,10 +95,10 @@ def find_submissions(folder: Path, notebooks: list[str]) -> Class:
         if entry.name in IGNORED or entry.name.startswith("."):
             continue
         if not entry.is_dir():
-            found.problems.append(f"{entry.name}: not in a student folder (expected <student_id>/<notebook>.ipynb)")
+            found.problems.append(Problem(entry.name, "", "not in a student folder (expected <student_id>/<notebook>.ipynb)"))
             continue
         if not STUDENT_ID.match(entry.name):
-            found.problems.append(f"{entry.name}/: not a usable student id (letters, digits, _ . @ - only)")
+            found.problems.append(Problem(f"{entry.name}/", "", "not a usable student id (letters, digits, _ . @ - only)"))
             continue
         found.students[entry.name] = {}
         for path in sorted(entry.rglob("*")):
@@ -96,13 +108,13 @@ def find_submissions(folder: Path, notebooks: list[str]) -> Class:
             if name and path.parent == entry:
                 keep_newest(found, entry.name, name, path, rank=lambda p: (p.stat().st_mtime, p.name))
             else:
-                found.problems.append(f"{entry.name}/{path.relative_to(entry)}: not a course notebook "
-                                      f"(expected one of: {', '.join(n + '.ipynb' for n in notebooks)})")
+                found.problems.append(Problem(f"{entry.name}/{path.relative_to(entry)}", entry.name, "not a course notebook "
+                                              f"(expected one of: {', '.join(n + '.ipynb' for n in notebooks)})"))
     return found
 
 
 def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "",
-               lms: str = "auto") -> tuple[list[str], dict[str, str]]:
+               lms: str = "auto") -> tuple[list[Problem], dict[str, str]]:
     """Unpack the course notebooks of an LMS export into dest/<student_id>/<notebook>.ipynb.
 
     Returns the problems (files that matched no student or notebook, duplicates, oversized
@@ -115,27 +127,27 @@ def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "
             if entry.is_dir() or any(p in IGNORED or p.startswith(".") for p in parts):
                 continue
             if not entry.filename.endswith(".ipynb"):
-                problems.append(f"{entry.filename}: not a notebook; not used")
+                problems.append(Problem(entry.filename, "", "not a notebook; not used"))
                 continue
             info = collector.collect(entry.filename)
             if not info:
-                problems.append(f"{entry.filename}: no student id in the name ({lms} naming)")
+                problems.append(Problem(entry.filename, "", f"no student id in the name ({lms} naming)"))
                 continue
             student = re.sub(r"[^A-Za-z0-9_.@-]", "_", info["student_id"]).strip("_") or "unknown"
             names[student] = info.get("name") or student
             name, copy = course_name(Path(info["file_id"]).name, notebooks)
             if not name:
-                problems.append(f"{entry.filename}: not a course notebook")
+                problems.append(Problem(entry.filename, student, "not a course notebook"))
                 continue
             if entry.file_size > MAX_NOTEBOOK_BYTES:
-                problems.append(f"{entry.filename}: {entry.file_size} bytes, too large for a notebook; not used")
+                problems.append(Problem(entry.filename, student, f"{entry.file_size} bytes, too large for a notebook; not used"))
                 continue
             rank = (copy, entry.date_time, entry.filename)
             key = (student, name)
             if key in chosen:
                 older, newer = sorted([chosen[key], (rank, entry)], key=lambda x: x[0])
-                problems.append(f"{student}: two submissions of {name}; graded {newer[1].filename}, "
-                                f"ignored {older[1].filename}")
+                problems.append(Problem(older[1].filename, student, f"two submissions of {name}; graded "
+                                        f"{newer[1].filename}, ignored {older[1].filename}"))
                 chosen[key] = newer
             else:
                 chosen[key] = (rank, entry)

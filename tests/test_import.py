@@ -48,8 +48,10 @@ def test_canvas_names_and_resubmissions(tmp_path):
     assert (tmp_path / "class" / "12345" / f"{NB}.ipynb").read_text() == "second"
     assert (tmp_path / "class" / "777" / f"{NB}.ipynb").read_text() == "only"
     assert names == {"12345": "petrovivan", "777": "sidorova"}
-    assert problems == [f"12345: two submissions of {NB}; graded petrovivan_late_12345_678911_{NB}-1.ipynb, "
-                        f"ignored petrovivan_12345_678910_{NB}.ipynb"]
+    assert [(p.file, p.student_id, p.problem) for p in problems] == [(
+        f"petrovivan_12345_678910_{NB}.ipynb", "12345",
+        f"two submissions of {NB}; graded petrovivan_late_12345_678911_{NB}-1.ipynb, "
+        f"ignored petrovivan_12345_678910_{NB}.ipynb")]
 
 
 def test_other_platforms_by_a_regex(tmp_path):
@@ -78,4 +80,24 @@ def test_two_copies_of_a_notebook_in_a_folder_keep_the_newer(tmp_path):
     os.utime(folder / f"{NB}.ipynb", (1_000_000, 1_000_000))
     found = find_submissions(tmp_path / "class", NOTEBOOKS)
     assert found.students["ivan"][NB].name == f"{NB} (1).ipynb"
-    assert any("two submissions" in p for p in found.problems)
+    assert any("two submissions" in p.problem and p.student_id == "ivan" for p in found.problems)
+
+
+def test_nbgraders_zip_collect_reads_moodle_names_with_the_course_plugin(tmp_path):
+    """The README's recipe for nbgrader's own zip_collect, run as written."""
+    import subprocess
+    import sys
+    from conftest import ROOT
+    course = tmp_path / "course"
+    archive = course / "downloaded" / NB / "archive"
+    archive.mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text("c = get_config()\n")
+    with zipfile.ZipFile(archive / "moodle.zip", "w") as z:
+        z.writestr(f"Ivan Petrov_1001_assignsubmission_file_/{NB}.ipynb", text(submission(NB)))
+        z.writestr(f"Анна Иванова_1002_assignsubmission_file_{NB}.ipynb", text(submission(NB, solved=False)))
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "zip_collect", NB,
+                          "--ZipCollectApp.collector_plugin=autograder.submissions.LmsCollector"],
+                         cwd=course, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stdout + run.stderr
+    for student in ("1001", "1002"):
+        assert (course / "submitted" / student / NB / f"{NB}.ipynb").exists(), run.stderr[-2000:]
