@@ -69,6 +69,31 @@ def _short(value, limit=300) -> str:
     return text if len(text) <= limit else text[:limit] + f"… (всего {len(text)} символов)"
 
 
+def first_difference(got, expected, where: str = "") -> str:
+    """Where two containers first differ, in words: the index or key, and both values there.
+    Long values look alike when cut short; this line shows the place that differs."""
+    if not isinstance(got, type(expected)) or not isinstance(expected, (dict, list, tuple)):
+        return ""
+    if isinstance(expected, dict):
+        for i, ((gk, gv), (ek, ev)) in enumerate(zip(got.items(), expected.items())):
+            if not _same(gk, ek):
+                return (f"  первое отличие — {i + 1}-й ключ{where}: ожидался {_short(ek, 120)}, "
+                        f"а стоит {_short(gk, 120)}")
+            if not _same(gv, ev):
+                deeper = first_difference(gv, ev, f" внутри [{_short(ek, 60)}]")
+                return deeper or (f"  первое отличие — значение по ключу {_short(ek, 120)}{where}: ожидалось "
+                                  f"{_short(ev, 120)}, получено {_short(gv, 120)}")
+    else:
+        for i, (g, e) in enumerate(zip(got, expected)):
+            if not _same(g, e):
+                deeper = first_difference(g, e, f" внутри [{i}]")
+                return deeper or (f"  первое отличие — элемент [{i}]{where}: ожидался {_short(e, 120)}, "
+                                  f"получен {_short(g, 120)}")
+    if len(got) != len(expected):
+        return f"  длина{where}: ожидалось {len(expected)}, получено {len(got)} (начало совпадает)"
+    return ""
+
+
 def check_equal(got, expected, call: str, hint: str = "") -> None:
     """Fail with a readable message unless got equals expected (same types, same order)."""
     if _same(got, expected):
@@ -76,6 +101,10 @@ def check_equal(got, expected, call: str, hint: str = "") -> None:
     lines = [f"{call}", f"  ожидалось: {_short(expected)}", f"  получено:  {_short(got)}"]
     if not isinstance(got, type(expected)):
         lines.append(f"  (тип результата {type_name(got)}, а нужен {type(expected).__name__})")
+    else:
+        difference = first_difference(got, expected)
+        if difference:
+            lines.append(difference)
     if hint:
         lines.append(f"Подсказка: {hint}")
     raise CheckFailed("\n".join(lines))
