@@ -45,3 +45,10 @@ def test_damaged_vocabulary_is_refused_with_a_clear_error(tmp_path, monkeypatch)
     monkeypatch.setattr("bpe_course.paths.DATA_DIR", tmp_path)
     with pytest.raises(vocab.VocabularyError, match="damaged"):
         vocab.offline_tiktoken(tmp_path / "cache")
+
+
+def test_tiny_shakespeare_is_the_public_data_set_unchanged():
+    """data/tinyshakespeare.txt is vendored as published (provenance in data/README.md)."""
+    data = vocab.data_path("tinyshakespeare.txt").read_bytes()
+    assert len(data) == 1_115_394
+    assert hashlib.sha256(data).hexdigest() == "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
