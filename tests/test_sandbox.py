@@ -58,3 +58,18 @@ def test_values_and_errors_come_back_as_plain_data(kernel):
         bound["boom"]("ключ")
     assert "ключ" in str(raised.value) and "boom" in str(raised.value)
     assert list(bound["gen"]()) == ["а", "б"]
+
+
+@pytest.mark.parametrize("mode", ["limits", "off"])
+def test_without_bubblewrap_the_kernel_still_grades_with_a_clean_environment(mode, monkeypatch):
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", "not-for-students")
+    session = KernelSession(Sandbox(mode=mode)).start()
+    try:
+        define(session, "import os\nENV = dict(os.environ)\ndef double(x):\n    return 2 * x")
+        remote = Remote(session)
+        bound = remote.bind({"ENV", "double"})
+        assert bound["double"](21) == 42
+        if mode == "limits":    # the limits and a clean environment still apply
+            assert "INSTRUCTOR_TOKEN" not in bound["ENV"] and bound["ENV"]["BPE_COURSE_STATIC"] == "1"
+    finally:
+        session.close()
