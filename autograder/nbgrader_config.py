@@ -13,6 +13,16 @@ c.ClearSolutions.code_stub = {
 }
 c.ClearSolutions.text_stub = "ВАШ ОТВЕТ ЗДЕСЬ"
 
+# The autograded notebooks in the course directory show instructors every test, hidden ones
+# included. If feedback is made from them with nbgrader's own tools (formgrader's "Generate
+# Feedback"), the hidden tests are cut out first. The course's feedback pages come from
+# `python -m autograder grade` and are built from the results alone.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
+
 # ---- The course grader (autograder/): every setting is a documented traitlet of its class. ------
 # Running the student's notebook (autograder/session.py): a cell that runs longer than this is
 # interrupted and the notebook goes on with the next cell.

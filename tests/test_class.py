@@ -247,3 +247,17 @@ def test_one_class_gradebook_that_nbgrader_exports(graded):
 def test_grading_leaves_nothing_behind_in_tmp(graded):
     *_, before, after = graded
     assert not [n for n in after - before if n.startswith(("bpe-kernel-", "bpe-ipc-", "bpe-check-", "tmp"))]
+
+
+def test_nbgraders_own_feedback_from_the_course_directory_hides_hidden_tests(graded):
+    """An instructor who makes feedback with formgrader (nbgrader generate_feedback) gets no hidden test."""
+    _, _, work, *_ = graded
+    course = work / "course"
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_feedback", NB, "--student", "solved", "--force"],
+                         cwd=course, capture_output=True, text=True,
+                         env={**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    page = (course / "feedback" / "solved" / NB / f"{NB}.html").read_text(encoding="utf-8")
+    assert "test_learn_merges_hidden" in page
+    for marker in HIDDEN_SOURCE:
+        assert marker not in html.unescape(page), marker
