@@ -65,8 +65,10 @@ class LimitedOutputs:
             return
         if kind not in ("stream", "display_data", "execute_result", "error"):
             return
+        if self.size >= self.max_chars and kind != "error":
+            return                      # already cut: a flood costs no more than reading it
         out = output_from_msg(msg)
-        size = len(json.dumps(out.get("data", out.get("text", "")), default=str))
+        size = len(out.text) if kind == "stream" else sum(len(str(v)) for v in out.get("data", {}).values())
         if self.size + size > self.max_chars:
             if kind == "stream" and self.size < self.max_chars:
                 out.text = out.text[: self.max_chars - self.size]

@@ -49,8 +49,9 @@ FAULTS = {
         "count_pairs": "import time\ntime.sleep(3)\n" + SOURCES["count_pairs"],
         "merge_pair": "import time\ntime.sleep(3)\n" + SOURCES["merge_pair"],
         "learn_merges": late("import time\ntime.sleep(8)")}),
-    "output_flood": submission(NB, replace={"quiz_answers": "for i in range(300_000):\n    print('спам', i)\n"
-                                            + SOURCES["quiz_answers"]}),
+    # ten megabytes of output in one print, then twenty thousand small ones
+    "output_flood": submission(NB, replace={"quiz_answers": "print('спам ' * 2_000_000)\n"
+                                            "for i in range(20_000):\n    print('спам', i)\n" + SOURCES["quiz_answers"]}),
     "tests_tampered": tampered(),
 }
 
