@@ -80,7 +80,7 @@ def analyse(source: str) -> CellCode:
         code = python_source(source)
         tree = ast.parse(code)
         table = symtable.symtable(code, "<cell>", "exec")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):   # let the kernel say what is wrong
         return CellCode(doubtful=True)
     cell = CellCode()
     top_level_binding(tree, cell)

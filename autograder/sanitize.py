@@ -15,6 +15,8 @@ from .guard import tampering
 from .normalize import restore_course_cells
 
 MAX_NOTEBOOK_BYTES = 50 * 2**20
+MAX_CELLS = 2000                 # the course's notebooks have about a hundred
+MAX_CODE_CHARS = 2 * 2**20       # all code cells together; outputs do not count
 
 
 class SubmissionError(ValueError):
@@ -47,11 +49,16 @@ def read_submission(path: Path) -> nbformat.NotebookNode:
         for cell in notebook.cells:
             if not isinstance(cell.get("source"), str) or cell.get("cell_type") not in ("code", "markdown", "raw"):
                 raise ValueError("a cell without text or of an unknown type")
-        return notebook
     except RecursionError:
         raise SubmissionError("JSON nested too deeply to be a notebook") from None
     except Exception as e:  # nbformat raises several kinds of errors for malformed notebooks
         raise SubmissionError(f"not a readable Jupyter notebook: {type(e).__name__}: {e}"[:500]) from None
+    if len(notebook.cells) > MAX_CELLS:
+        raise SubmissionError(f"{len(notebook.cells)} cells, more than a notebook of this course can have ({MAX_CELLS})")
+    code = sum(len(c.source) for c in notebook.cells if c.cell_type == "code")
+    if code > MAX_CODE_CHARS:
+        raise SubmissionError(f"{code} characters of code, more than a notebook of this course can have")
+    return notebook
 
 
 def sanitize(path: Path, release: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, list[str]]:

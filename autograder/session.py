@@ -99,7 +99,8 @@ class KernelSession(LoggingConfigurable):
     interrupt_grace = Float(10, help="Seconds an interrupted cell or call may take to stop before the kernel "
                             "is killed.").tag(config=True)
     max_output_chars = Integer(200_000, help="Output kept per cell; the rest is cut with a note.").tag(config=True)
-    max_answer_chars = Integer(64 * 2**20, help="The largest answer the agent may send for one request."
+    max_answer_chars = Integer(16 * 2**20, help="The largest answer the agent may send for one request "
+                               "(the course's largest honest answer, a big merge table, is about 2 MB)."
                                ).tag(config=True)
 
     def __init__(self, sandbox: Sandbox, slot: int = 0, **kwargs):

@@ -21,8 +21,8 @@ import base64
 import json
 
 MAX_DEPTH = 64
-MAX_ITEMS = 5_000_000
-MAX_BYTES = 256 * 2**20
+MAX_ITEMS = 2_000_000
+MAX_BYTES = 16 * 2**20
 
 
 class WireError(ValueError):

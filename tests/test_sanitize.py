@@ -1,0 +1,51 @@
+"""The first step of grading: any file becomes a notebook in the course's shape or a clear reason."""
+import json
+
+import nbformat
+import pytest
+
+from autograder.course import CourseNotebook
+from autograder.plan import analyse
+from autograder.sanitize import SubmissionError, read_submission, sanitize
+from autograder.simulate import submission
+
+NB = "01_hand_example"
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"", "empty"), (b"\xff\xfe", "not UTF-8"), (b'{"cells": [', "not valid JSON"),
+    (('{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}").encode(), "nested too deeply"),
+    (b'{"name": 1}', "not a Jupyter notebook"), (b"[1, 2]", "not a Jupyter notebook"),
+    (json.dumps({"cells": [{"cell_type": "code", "source": 5}], "metadata": {}, "nbformat": 4,
+                 "nbformat_minor": 5}).encode(), "not a readable Jupyter notebook"),
+])
+def test_a_file_that_is_not_a_notebook_says_why(tmp_path, content, reason):
+    path = tmp_path / "x.ipynb"
+    path.write_bytes(content)
+    with pytest.raises(SubmissionError, match=reason):
+        read_submission(path)
+
+
+def test_too_many_cells_or_too_much_code_is_refused(tmp_path):
+    many = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1") for _ in range(3000)])
+    nbformat.write(many, str(tmp_path / "many.ipynb"))
+    with pytest.raises(SubmissionError, match="cells"):
+        read_submission(tmp_path / "many.ipynb")
+    big = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1\n" * 600_000)])
+    nbformat.write(big, str(tmp_path / "big.ipynb"))
+    with pytest.raises(SubmissionError, match="characters of code"):
+        read_submission(tmp_path / "big.ipynb")
+
+
+def test_odd_metadata_is_read_as_a_plain_cell(tmp_path):
+    notebook = submission(NB)
+    notebook.cells[1].metadata = {"nbgrader": None}
+    notebook.cells[2].metadata = {"nbgrader": "yes"}
+    nbformat.write(notebook, str(tmp_path / f"{NB}.ipynb"))
+    shaped, review = sanitize(tmp_path / f"{NB}.ipynb", CourseNotebook.load(NB).release)
+    assert len(shaped.cells) >= len(notebook.cells) - 2 and review == []
+
+
+def test_code_the_planner_cannot_read_simply_runs():
+    assert analyse("x = " + "(" * 10_000 + ")" * 10_000).doubtful
+    assert analyse("y = " + "[" * 5000 + "]" * 5000).doubtful
