@@ -32,7 +32,7 @@ from tqdm import tqdm
 from . import gradebook, worker
 from .course import PreparedCourse
 from .report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
-from .results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict
+from .results import ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict
 from .submissions import Class, Problem
 
 

@@ -13,7 +13,6 @@ import contextlib
 import io
 import json
 import queue
-import shutil
 import subprocess
 import tempfile
 import time

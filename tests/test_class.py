@@ -19,12 +19,12 @@ import nbformat
 import pytest
 
 from attacks import ATTACKS, HIDDEN_SOURCE, NB, network_attack
-from autograder.course import NOTEBOOKS, course_notebooks
+from autograder.course import course_notebooks
 from autograder.demo import OVERLAPPING_MERGE
 from autograder.normalize import grade_id
 from autograder.sandbox import bwrap_works
 from autograder.simulate import submission, write
-from conftest import ROOT, SECRET, grade, results_of
+from conftest import SECRET, grade, results_of
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")
 NAMES = course_notebooks()
@@ -183,7 +183,6 @@ def test_a_nosy_but_correct_student_keeps_full_marks_and_sees_nothing_secret(gra
     results, out, *_ = graded
     r = results["nosy_but_solved", NB]
     assert r["score"] == r["max_score"]
-    feedback = text_of_feedback(out, "nosy_but_solved")
     printed = outputs_in_feedback(out, "nosy_but_solved")
     found = re.search(r"FOUND (\[.*?\])", printed).group(1)       # no notebook, gradebook or solution in view
     assert ".ipynb" not in found and "gradebook" not in found, found
