@@ -14,6 +14,7 @@ import zipfile
 import nbformat
 import pytest
 
+from autograder.course import CourseNotebook
 from autograder.demo import OVERLAPPING_MERGE
 from autograder.report import CANVAS_COLUMNS, MOODLE_COLUMNS
 from autograder.sandbox import bwrap_works
@@ -22,6 +23,8 @@ from conftest import ROOT, grade, results_of
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")
 NB1, NB2, NB3, NB5 = "01_hand_example", "02_byte_level_training", "03_encode_order", "05_regex_pretokenization"
+MAX = CourseNotebook.load(NB1).max_score + CourseNotebook.load(NB2).max_score + CourseNotebook.load(NB3).max_score
+FULL = f"{MAX:g}"          # the assignment's maximum, as the exports write it
 CLASS = {  # participant id: (name, files)
     "1001": ("Иван Петров", {NB1: submission(NB1), NB2: submission(NB2), NB3: submission(NB3),
                              NB5: submission(NB5)}),
@@ -72,8 +75,8 @@ def test_moodles_grading_worksheet(graded):
     assert set(by_id) == {"Participant 1001", "Participant 1002", "Participant 1003"}
     results = results_of(base / "out")
     total = lambda pid: sum(results[pid, nb]["score"] for nb in (NB1, NB2, NB3))
-    assert by_id["Participant 1001"][1:4] == ["Иван Петров", "42", "42"]
-    assert by_id["Participant 1002"][1] == "Анна Иванова" and float(by_id["Participant 1002"][2]) == total("1002") < 42
+    assert by_id["Participant 1001"][1:4] == ["Иван Петров", FULL, FULL]
+    assert by_id["Participant 1002"][1] == "Анна Иванова" and float(by_id["Participant 1002"][2]) == total("1002") < MAX
     assert by_id["Participant 1003"][2] == "0" and "не сдан" in by_id["Participant 1003"][4]
     assert "файл не читается" in by_id["Participant 1003"][4]
 
@@ -83,15 +86,15 @@ def test_canvas_gradebook_import(graded):
     table = rows(base / "out" / "canvas_grades_import.csv")
     assert table[0] == [*CANVAS_COLUMNS, "Домашнее задание 1 (4711)"]
     assert CANVAS_COLUMNS == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-    assert table[1][0].strip() == "Points Possible" and table[1][-1] == "42"
-    assert ["Иван Петров", "1001", "", "", "", "42"] in table
+    assert table[1][0].strip() == "Points Possible" and table[1][-1] == FULL
+    assert ["Иван Петров", "1001", "", "", "", FULL] in table
 
 
 def test_the_wide_table_shows_status_and_problems_have_structure(graded):
     base, _ = graded
     with open(base / "out" / "grades_wide.csv", encoding="utf-8") as f:
         wide = {row["student_id"]: row for row in csv.DictReader(f)}
-    assert wide["1001"]["status"] == "graded" and wide["1001"]["max_total"] == "42"
+    assert wide["1001"]["status"] == "graded" and wide["1001"]["max_total"] == FULL
     assert wide["1003"]["status"].startswith("broken: 02")
     problems = json.loads((base / "out" / "problems.json").read_text(encoding="utf-8"))
     assert all(set(p) == {"file", "student_id", "notebook", "problem"} for p in problems)

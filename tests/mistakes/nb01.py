@@ -1,10 +1,35 @@
-"""Mistakes and alternative solutions for notebook 01_hand_example."""
+"""Mistakes and alternative solutions for notebook 01_hand_example.
+
+For each graded function, the plausible wrong versions a student will try: text tricks (pairs of
+the joined word string instead of pairs of symbols), off-by-ones, early stops, frequencies lost or
+double counted, state kept between calls, wrong tie rules, and wrong quiz answers."""
 from . import Alternative, Mistake
 
 NB01 = "01_hand_example"
 
+MERGE_PAIR = '''
+def merge_pair(corpus, pair):
+    merged = {}
+    for symbols, freq in corpus.items():
+        out, i = [], 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+                out.append(symbols[i] + symbols[i + 1])
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        merged[tuple(out)] = merged.get(tuple(out), 0) + freq
+    return merged'''
+
+QUIZ = '''
+ANSWER_1 = "b"
+ANSWER_2 = 3
+ANSWER_3 = ("e", "s")'''
+
 MISTAKES = [
-    Mistake("pairs_across_words", NB01, "count_pairs", '''
+    # -- count_pairs -------------------------------------------------------------------------------
+    Mistake("nb01_pairs_across_words", NB01, "count_pairs", '''
 def count_pairs(corpus):
     # the words glued into one sequence: pairs across word boundaries are counted
     sequence, weights = [], []
@@ -16,14 +41,14 @@ def count_pairs(corpus):
         pair = (sequence[i], sequence[i + 1])
         counts[pair] = counts.get(pair, 0) + weights[i]
     return counts''', "test_count_pairs", "внутри слова"),
-    Mistake("word_frequencies_ignored", NB01, "count_pairs", '''
+    Mistake("nb01_word_frequencies_ignored", NB01, "count_pairs", '''
 def count_pairs(corpus):
     counts = {}
     for symbols in corpus:
         for pair in zip(symbols, symbols[1:]):
             counts[pair] = counts.get(pair, 0) + 1
     return counts''', "test_count_pairs", "сумма частот слов"),
-    Mistake("pair_counts_sorted_by_frequency", NB01, "count_pairs", '''
+    Mistake("nb01_pair_counts_sorted_by_frequency", NB01, "count_pairs", '''
 from collections import Counter
 def count_pairs(corpus):
     counts = Counter()
@@ -31,7 +56,50 @@ def count_pairs(corpus):
         for pair in zip(symbols, symbols[1:]):
             counts[pair] += freq
     return dict(counts.most_common())''', "test_count_pairs", "порядке первого появления"),
-    Mistake("overlapping_merge_pair", NB01, "merge_pair", '''
+    Mistake("nb01_pair_counted_once_per_word", NB01, "count_pairs", '''
+def count_pairs(corpus):
+    counts = {}
+    for symbols, freq in corpus.items():
+        for pair in set(zip(symbols, symbols[1:])):       # a pair seen twice in a word counts once
+            counts[pair] = counts.get(pair, 0) + freq
+    return counts''', "test_count_pairs_hidden", "дважды"),
+    Mistake("nb01_last_pair_of_word_missed", NB01, "count_pairs", '''
+def count_pairs(corpus):
+    counts = {}
+    for symbols, freq in corpus.items():
+        for i in range(len(symbols) - 2):                 # off by one: the last pair is missed
+            pair = (symbols[i], symbols[i + 1])
+            counts[pair] = counts.get(pair, 0) + freq
+    return counts''', "test_count_pairs", "7 + 7 + 6 + 1 = 21"),
+    Mistake("nb01_pairs_counted_in_joined_text", NB01, "count_pairs", '''
+def count_pairs(corpus):
+    # a text trick: how often "ab" occurs in the word written out (non-overlapping, and across symbols)
+    counts = {}
+    for symbols, freq in corpus.items():
+        text = "".join(symbols)
+        for pair in dict.fromkeys(zip(symbols, symbols[1:])):
+            counts[pair] = counts.get(pair, 0) + text.count(pair[0] + pair[1]) * freq
+    return counts''', "test_count_pairs_hidden", "дважды"),
+    Mistake("nb01_pairs_counted_in_joined_text_of_merged_symbols", NB01, "count_pairs", '''
+def count_pairs(corpus):
+    # the same trick, counting overlaps too: still sees "аб" where the symbols are "а" and "б" apart
+    counts = {}
+    for symbols, freq in corpus.items():
+        text = "".join(symbols)
+        for pair in dict.fromkeys(zip(symbols, symbols[1:])):
+            ab = pair[0] + pair[1]
+            n = sum(text.startswith(ab, i) for i in range(len(text)))
+            counts[pair] = counts.get(pair, 0) + n * freq
+    return counts''', "test_count_pairs_hidden", "а не вхождения склеенной строки"),
+    Mistake("nb01_pair_counts_kept_between_calls", NB01, "count_pairs", '''
+counts = {}
+def count_pairs(corpus):
+    for symbols, freq in corpus.items():              # the dict outside the function keeps growing
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + freq
+    return dict(counts)''', "test_count_pairs", "копится"),
+    # -- merge_pair --------------------------------------------------------------------------------
+    Mistake("nb01_overlapping_merge_pair", NB01, "merge_pair", '''
 def merge_pair(corpus, pair):
     merged = {}
     for symbols, freq in corpus.items():
@@ -45,7 +113,87 @@ def merge_pair(corpus, pair):
                 out.append(symbols[i])
         merged[tuple(out)] = freq
     return merged''', "test_merge_pair", "перекрываются"),
-    Mistake("tie_goes_to_last_pair", NB01, "learn_merges", '''
+    Mistake("nb01_merge_pair_by_text_replace", NB01, "merge_pair", '''
+def merge_pair(corpus, pair):
+    # a text trick: write the word with spaces, replace "a b" by "ab", split again
+    merged = {}
+    for symbols, freq in corpus.items():
+        text = " ".join(symbols).replace(pair[0] + " " + pair[1], pair[0] + pair[1])
+        merged[tuple(text.split(" "))] = merged.get(tuple(text.split(" ")), 0) + freq
+    return merged''', "test_merge_pair_hidden", "Сравнивайте пары символов"),
+    Mistake("nb01_merge_pair_overwrites_frequency", NB01, "merge_pair", '''
+def merge_pair(corpus, pair):
+    merged = {}
+    for symbols, freq in corpus.items():
+        out, i = [], 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+                out.append(symbols[i] + symbols[i + 1])
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        merged[tuple(out)] = freq                   # two words that became equal: one frequency is lost
+    return merged''', "test_merge_pair_hidden", "сложить"),
+    Mistake("nb01_merge_pair_first_occurrence_only", NB01, "merge_pair", '''
+def merge_pair(corpus, pair):
+    merged = {}
+    for symbols, freq in corpus.items():
+        out, i, done = [], 0, False
+        while i < len(symbols):
+            if not done and i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+                out.append(symbols[i] + symbols[i + 1])
+                i += 2
+                done = True                          # stops after the first occurrence in the word
+            else:
+                out.append(symbols[i])
+                i += 1
+        merged[tuple(out)] = merged.get(tuple(out), 0) + freq
+    return merged''', "test_merge_pair_hidden", "склеивается дважды"),
+    Mistake("nb01_merge_pair_right_to_left", NB01, "merge_pair", '''
+def merge_pair(corpus, pair):
+    merged = {}
+    for symbols, freq in corpus.items():
+        out, i = [], len(symbols) - 1
+        while i >= 0:                                # from the right: "ааа" becomes а·аа
+            if i > 0 and (symbols[i - 1], symbols[i]) == pair:
+                out.insert(0, symbols[i - 1] + symbols[i])
+                i -= 2
+            else:
+                out.insert(0, symbols[i])
+                i -= 1
+        merged[tuple(out)] = merged.get(tuple(out), 0) + freq
+    return merged''', "test_merge_pair", "слева направо"),
+    Mistake("nb01_merge_pair_changes_the_corpus", NB01, "merge_pair", '''
+def merge_pair(corpus, pair):
+    for symbols in list(corpus):
+        out, i = [], 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+                out.append(symbols[i] + symbols[i + 1])
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        freq = corpus.pop(symbols)                   # edits the corpus it was given
+        corpus[tuple(out)] = corpus.get(tuple(out), 0) + freq
+    return corpus''', "test_merge_pair", "верните новый словарь"),
+    Mistake("nb01_merge_pair_either_order", NB01, "merge_pair", '''
+def merge_pair(corpus, pair):
+    merged = {}
+    for symbols, freq in corpus.items():
+        out, i = [], 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and {symbols[i], symbols[i + 1]} == set(pair):   # (б, а) taken for (а, б)
+                out.append(symbols[i] + symbols[i + 1])
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        merged[tuple(out)] = merged.get(tuple(out), 0) + freq
+    return merged''', "test_merge_pair_hidden", "пара (б, а) — другая пара"),
+    # -- learn_merges ------------------------------------------------------------------------------
+    Mistake("nb01_tie_goes_to_last_pair", NB01, "learn_merges", '''
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
     steps = []
@@ -60,7 +208,31 @@ def learn_merges(word_freqs, num_merges):
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
     return steps''', "test_learn_merges_hidden", "ничьей"),
-    Mistake("learn_merges_crashes_without_pairs", NB01, "learn_merges", '''
+    Mistake("nb01_tie_goes_to_smallest_pair", NB01, "learn_merges", '''
+def learn_merges(word_freqs, num_merges):
+    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
+    steps = []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(sorted(counts), key=counts.get)     # among equals: the alphabetically first pair
+        steps.append((best, counts[best]))
+        corpus = merge_pair(corpus, best)
+    return steps''', "test_learn_merges_hidden", "не наименьшая"),
+    Mistake("nb01_words_sorted_before_training", NB01, "learn_merges", '''
+def learn_merges(word_freqs, num_merges):
+    corpus = {tuple(word): word_freqs[word] for word in sorted(word_freqs)}   # changes which pair comes first
+    steps = []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        steps.append((best, counts[best]))
+        corpus = merge_pair(corpus, best)
+    return steps''', "test_learn_merges_hidden", "без сортировки"),
+    Mistake("nb01_learn_merges_crashes_without_pairs", NB01, "learn_merges", '''
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
     steps = []
@@ -70,10 +242,95 @@ def learn_merges(word_freqs, num_merges):
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
     return steps''', "test_learn_merges", "break"),
+    Mistake("nb01_stops_when_no_pair_repeats", NB01, "learn_merges", '''
+def learn_merges(word_freqs, num_merges):
+    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
+    steps = []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts or max(counts.values()) < 2:     # Wikipedia's stop: no pair occurs twice
+            break
+        best = max(counts, key=counts.get)
+        steps.append((best, counts[best]))
+        corpus = merge_pair(corpus, best)
+    return steps''', "test_learn_merges", "пару с частотой 1 тоже склеивают"),
+    Mistake("nb01_one_merge_too_few", NB01, "learn_merges", '''
+def learn_merges(word_freqs, num_merges):
+    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
+    steps = []
+    for _ in range(num_merges - 1):                   # off by one
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        steps.append((best, counts[best]))
+        corpus = merge_pair(corpus, best)
+    return steps''', "test_learn_merges", "learn_merges(WORD_FREQS, 5)"),
+    Mistake("nb01_corpus_not_updated", NB01, "learn_merges", '''
+def learn_merges(word_freqs, num_merges):
+    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
+    steps = []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        steps.append((best, counts[best]))
+        merge_pair(corpus, best)                       # the result is thrown away
+    return steps''', "test_learn_merges", "склеивается во всём корпусе"),
+    Mistake("nb01_frequency_after_the_merge", NB01, "learn_merges", '''
+def learn_merges(word_freqs, num_merges):
+    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
+    steps = []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        corpus = merge_pair(corpus, best)
+        steps.append((best, count_pairs(corpus).get(best, 0)))   # counted after the merge: 0
+    return steps''', "test_learn_merges", "кортеж (пара, её частота)"),
+    Mistake("nb01_steps_kept_between_calls", NB01, "learn_merges", '''
+steps = []
+def learn_merges(word_freqs, num_merges):
+    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
+    for _ in range(num_merges):                        # the list outside the function keeps growing
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        steps.append((best, counts[best]))
+        corpus = merge_pair(corpus, best)
+    return list(steps)''', "test_learn_merges", "ничего не копится между вызовами"),
+    # a mistake in a helper: learn_merges' visible test names the function to fix first
+    Mistake("nb01_merge_pair_keeps_the_pair_as_a_tuple", NB01, "merge_pair", MERGE_PAIR.replace(
+        "out.append(symbols[i] + symbols[i + 1])", "out.append((symbols[i], symbols[i + 1]))"),
+        "test_merge_pair", "склеивается в одну строку"),
+    Mistake("nb01_merge_pair_keeps_the_pair_as_a_tuple_named_in_learn_merges", NB01, "merge_pair", MERGE_PAIR.replace(
+        "out.append(symbols[i] + symbols[i + 1])", "out.append((symbols[i], symbols[i + 1]))"),
+        "test_learn_merges", "Сначала исправьте merge_pair"),
+    Mistake("nb01_unweighted_count_pairs_named_in_learn_merges", NB01, "count_pairs", '''
+def count_pairs(corpus):
+    counts = {}
+    for symbols in corpus:
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + 1
+    return counts''', "test_learn_merges", "Сначала исправьте count_pairs"),
+    # -- quiz --------------------------------------------------------------------------------------
+    Mistake("nb01_quiz_steps_are_the_pair_frequency", NB01, "quiz_answers",
+            QUIZ.replace("ANSWER_2 = 3", "ANSWER_2 = 7"), "test_quiz_2", "не число шагов"),
+    Mistake("nb01_quiz_steps_as_text", NB01, "quiz_answers",
+            QUIZ.replace("ANSWER_2 = 3", 'ANSWER_2 = "3"'), "test_quiz_2", "целым числом"),
+    Mistake("nb01_quiz_later_pair_of_the_tie", NB01, "quiz_answers",
+            QUIZ.replace('("e", "s")', '("s", "t")'), "test_quiz_3", "ничьей"),
+    Mistake("nb01_quiz_first_pair_as_string", NB01, "quiz_answers",
+            QUIZ.replace('("e", "s")', '"es"'), "test_quiz_3", "кортежем из двух строк"),
+    Mistake("nb01_quiz_bpe_knows_grammar", NB01, "quiz_answers",
+            QUIZ.replace('ANSWER_1 = "b"', 'ANSWER_1 = "a"'), "test_quiz_1", "частоты пар"),
 ]
 
 ALTERNATIVES = [
-    Alternative("count_pairs_with_counter", NB01, "count_pairs", '''
+    Alternative("nb01_count_pairs_with_counter", NB01, "count_pairs", '''
 from collections import Counter
 def count_pairs(corpus):
     counts = Counter()
@@ -81,7 +338,18 @@ def count_pairs(corpus):
         for a, b in zip(word, word[1:]):
             counts[a, b] += n
     return counts'''),
-    Alternative("merge_pair_with_for_and_skip", NB01, "merge_pair", '''
+    Alternative("nb01_count_pairs_with_indices", NB01, "count_pairs", '''
+def count_pairs(corpus):
+    result = {}
+    for word in corpus:
+        for i in range(len(word) - 1):
+            key = (word[i], word[i + 1])
+            if key in result:
+                result[key] += corpus[word]
+            else:
+                result[key] = corpus[word]
+    return result'''),
+    Alternative("nb01_merge_pair_with_for_and_skip", NB01, "merge_pair", '''
 def merge_pair(corpus, pair):
     result = {}
     for word, n in corpus.items():
@@ -97,7 +365,21 @@ def merge_pair(corpus, pair):
                 new.append(symbol)
         result[tuple(new)] = result.get(tuple(new), 0) + n
     return result'''),
-    Alternative("learn_merges_with_explicit_loop", NB01, "learn_merges", '''
+    Alternative("nb01_merge_pair_with_defaultdict", NB01, "merge_pair", '''
+from collections import defaultdict
+def merge_pair(corpus, pair):
+    a, b = pair
+    result = defaultdict(int)
+    for word, n in corpus.items():
+        symbols = list(word)
+        i = 0
+        while i < len(symbols) - 1:
+            if symbols[i] == a and symbols[i + 1] == b:
+                symbols[i:i + 2] = [a + b]
+            i += 1
+        result[tuple(symbols)] += n
+    return dict(result)'''),
+    Alternative("nb01_learn_merges_with_explicit_loop", NB01, "learn_merges", '''
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(w): n for w, n in word_freqs.items()}
     steps = []
@@ -110,6 +392,18 @@ def learn_merges(word_freqs, num_merges):
         if best is None:
             break
         steps.append((best, best_count))
+        corpus = merge_pair(corpus, best)
+    return steps'''),
+    Alternative("nb01_learn_merges_on_strings", NB01, "learn_merges", '''
+def learn_merges(word_freqs, num_merges):
+    corpus = dict(word_freqs)              # strings work too: zip and + see them as symbols
+    steps = []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts.items(), key=lambda kv: kv[1])[0]
+        steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
     return steps'''),
 ]

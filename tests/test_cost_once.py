@@ -1,0 +1,37 @@
+"""A mistake costs points once: an error in a helper is not charged again to the exercise built on it.
+
+learn_merges (01) is built on count_pairs and merge_pair, train_bpe (02) on get_pair_counts and merge.
+Their hidden tests accept the table that is right for the student's own helpers, so a catalogued
+mistake in a helper loses points in the helper's tests only (the visible tests name the helper to
+fix first instead: see the *_named_in_* mistakes of tests/mistakes/). Graded in-process like the
+catalogue.
+"""
+import pytest
+
+from catalogue import grade_cases
+from mistakes import MISTAKES
+
+SPARED = {  # mistake id: tests that must keep full marks
+    "nb01_overlapping_merge_pair": ["test_learn_merges", "test_learn_merges_hidden"],
+    "nb01_word_frequencies_ignored": ["test_learn_merges_hidden"],
+    "nb01_merge_pair_overwrites_frequency": ["test_learn_merges", "test_learn_merges_hidden"],
+    "nb02_overlapping_merge": ["test_train_bpe_hidden"],
+    "nb02_pair_counts_sorted_by_pair": ["test_train_bpe_hidden"],
+    "nb02_merge_by_text_replace": ["test_train_bpe", "test_train_bpe_hidden"],
+    "nb02_merge_right_to_left": ["test_train_bpe_hidden"],
+}
+
+
+@pytest.fixture(scope="module")
+def graded():
+    by_id = {m.id: m for m in MISTAKES}
+    return grade_cases({i: (by_id[i].notebook, {by_id[i].cell: by_id[i].source}, True, False) for i in SPARED})
+
+
+@pytest.mark.parametrize("mistake", sorted(SPARED))
+def test_a_mistake_in_a_helper_is_not_charged_again(graded, mistake):
+    tests = {t["name"]: t for t in graded[mistake]["tests"]}
+    caught_by = next(m.caught_by for m in MISTAKES if m.id == mistake)
+    assert tests[caught_by]["score"] < tests[caught_by]["max_score"]          # it does cost points...
+    for name in SPARED[mistake]:                                              # ...but only once
+        assert tests[name]["score"] == tests[name]["max_score"], (name, tests[name]["message"])
