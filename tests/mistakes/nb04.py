@@ -54,6 +54,31 @@ def decode(ids, merges):
         vocab[new_id] = vocab[a] + vocab[b]
     return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace").strip()''',
             "test_decode_hidden", "ни чистить, ни обрезать"),
+    Mistake("nb04_decode_errors_ignore", NB04, "decode", '''
+def decode(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="ignore")    # broken bytes vanish''',
+            "test_decode", 'errors="replace"'),
+    Mistake("nb04_decode_base_table_off_by_one", NB04, "decode", '''
+def decode(ids, merges):
+    vocab = {i: bytes([i]) for i in range(255)}          # byte 255 is missing
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")''',
+            "test_decode_hidden", "все 256 байтов"),
+    Mistake("nb04_decode_table_cached_by_size", NB04, "decode", '''
+_tables = {}
+def decode(ids, merges):
+    if len(merges) not in _tables:                       # a cache keyed by the size of the table
+        vocab = {i: bytes([i]) for i in range(256)}
+        for (a, b), new_id in merges.items():
+            vocab[new_id] = vocab[a] + vocab[b]
+        _tables[len(merges)] = vocab
+    vocab = _tables[len(merges)]
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")''',
+            "test_decode_hidden", "заново из merges при каждом вызове"),
     # ---------------------------------------------------------------- decode_stream
     Mistake("nb04_stream_replace_per_token", NB04, "decode_stream", '''
 def decode_stream(ids, merges):
@@ -104,6 +129,140 @@ def decode_stream(ids, merges):
         vocab[new_id] = vocab[a] + vocab[b]
     return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")''',
             "test_decode_stream", "генератором"),
+    Mistake("nb04_stream_strict_retry_flush_at_end", NB04, "decode_stream", '''
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    buffer = b""
+    for i in ids:
+        buffer += vocab[i]
+        try:
+            text = buffer.decode("utf-8")          # retry a strict decode until it works
+        except UnicodeDecodeError:
+            continue
+        buffer = b""
+        yield text
+    if buffer:
+        yield buffer.decode("utf-8", errors="replace")''',
+            "test_decode_stream", "целые символы не ждут"),
+    Mistake("nb04_stream_strict_retry_keeps_prefix", NB04, "decode_stream", '''
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    buffer = b""
+    for i in ids:
+        buffer += vocab[i]
+        try:
+            text, buffer = buffer.decode("utf-8"), b""
+        except UnicodeDecodeError as error:
+            if error.reason != "unexpected end of data":
+                continue                           # an invalid byte: wait ... until the end
+            text, buffer = buffer[:error.start].decode("utf-8"), buffer[error.start:]
+        if text:
+            yield text
+    if buffer:
+        yield buffer.decode("utf-8", errors="replace")''',
+            "test_decode_stream", "битый байт не должен задерживать вывод"),
+    Mistake("nb04_stream_reads_all_ids_first", NB04, "decode_stream", '''
+import codecs
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    ids = list(ids)                                # reads the whole stream before the first piece
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    for i in ids:
+        text = decoder.decode(vocab[i])
+        if text:
+            yield text
+    tail = decoder.decode(b"", final=True)
+    if tail:
+        yield tail''',
+            "test_decode_stream", "циклом for"),
+    Mistake("nb04_stream_yields_whole_screen", NB04, "decode_stream", '''
+import codecs
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    screen = ""
+    for i in ids:
+        text = decoder.decode(vocab[i])
+        if text:
+            screen += text
+            yield screen                           # everything so far, not the new piece
+    tail = decoder.decode(b"", final=True)
+    if tail:
+        yield screen + tail''',
+            "test_decode_stream", "только новый текст"),
+    Mistake("nb04_stream_one_token_behind", NB04, "decode_stream", '''
+import codecs
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    previous = None
+    for i in ids:                                  # a token is shown only when the next one has come
+        if previous is not None:
+            text = decoder.decode(vocab[previous])
+            if text:
+                yield text
+        previous = i
+    tail = decoder.decode(vocab[previous] if previous is not None else b"", final=True)
+    if tail:
+        yield tail''',
+            "test_decode_stream", "сразу"),
+    Mistake("nb04_stream_holds_only_a_last_lead_byte", NB04, "decode_stream", '''
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    buffer = b""
+    for i in ids:
+        buffer += vocab[i]
+        if buffer[-1] >= 0xC0:                     # only a lead byte at the very end is held back
+            ready, buffer = buffer[:-1], buffer[-1:]
+        else:
+            ready, buffer = buffer, b""
+        if ready:
+            yield ready.decode("utf-8", errors="replace")
+    if buffer:
+        yield buffer.decode("utf-8", errors="replace")''',
+            "test_decode_stream_hidden", "не должно быть �"),
+    Mistake("nb04_stream_hand_buffer_waits_one_byte_more", NB04, "decode_stream", '''
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+
+    def length(lead):
+        if 0xC2 <= lead <= 0xDF:
+            return 2
+        if 0xE0 <= lead <= 0xEF:
+            return 3
+        if 0xF0 <= lead <= 0xF4:
+            return 4
+        return 1
+
+    buffer = b""
+    for i in ids:
+        buffer += vocab[i]
+        k = len(buffer) - 1
+        while k >= 0 and 0x80 <= buffer[k] <= 0xBF and len(buffer) - k < 4:
+            k -= 1
+        if k >= 0 and len(buffer) - k <= length(buffer[k]):      # <= : a finished character waits too
+            ready, buffer = buffer[:k], buffer[k:]
+        else:
+            ready, buffer = buffer, b""
+        if ready:
+            yield ready.decode("utf-8", errors="replace")
+    if buffer:
+        yield buffer.decode("utf-8", errors="replace")''',
+            "test_decode_stream", "сразу"),
     # ---------------------------------------------------------------- bytes_to_unicode
     Mistake("nb04_b2u_shift_off_by_one", NB04, "bytes_to_unicode", '''
 def bytes_to_unicode():
@@ -165,13 +324,50 @@ def bytes_to_unicode():
             n += 1
     return mapping''',
             "test_bytes_to_unicode_hidden", "концы включаются"),
+    Mistake("nb04_b2u_isprintable_keeps_space", NB04, "bytes_to_unicode", '''
+def bytes_to_unicode():
+    mapping, n = {}, 0
+    for b in range(256):
+        if chr(b).isprintable():                   # the space is "printable" too
+            mapping[b] = chr(b)
+        else:
+            mapping[b] = chr(256 + n)
+            n += 1
+    return mapping''',
+            "test_bytes_to_unicode", "пробельные"),
+    Mistake("nb04_b2u_inverted", NB04, "bytes_to_unicode", '''
+def bytes_to_unicode():
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    mapping, n = {chr(b): b for b in keep}, 0
+    for b in range(256):
+        if b not in keep:
+            mapping[chr(256 + n)] = b              # character → byte: the wrong direction
+            n += 1
+    return mapping''',
+            "test_bytes_to_unicode", "ключи"),
+    Mistake("nb04_b2u_code_points", NB04, "bytes_to_unicode", '''
+def bytes_to_unicode():
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    mapping, n = {b: b for b in keep}, 0           # numbers of characters, not characters
+    for b in range(256):
+        if b not in keep:
+            mapping[b] = 256 + n
+            n += 1
+    return mapping''',
+            "test_bytes_to_unicode", "одним символом"),
     # ---------------------------------------------------------------- quiz
-    Mistake("nb04_quiz_g_is_newline", NB04, "quiz_answers",
-            "ANSWER_1 = 0x0A\nANSWER_2 = {0x41, 0xD0, 0xE2, 0xF0}", "test_quiz_1", "ANSWER_1 неверен"),
-    Mistake("nb04_quiz_g_as_string", NB04, "quiz_answers",
-            'ANSWER_1 = " "\nANSWER_2 = {0x41, 0xD0, 0xE2, 0xF0}', "test_quiz_1", "целым числом"),
     Mistake("nb04_quiz_continuation_bytes_start", NB04, "quiz_answers",
-            "ANSWER_1 = 0x20\nANSWER_2 = {0x41, 0x82, 0xBE, 0xD0, 0xE2, 0xF0}", "test_quiz_2", "продолжения"),
+            'ANSWER_1 = {0x41, 0x82, 0xBE, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = "ĉ"', "test_quiz_1", "продолжения"),
+    Mistake("nb04_quiz_answer_as_list", NB04, "quiz_answers",
+            'ANSWER_1 = [0x41, 0xD0, 0xE2, 0xF0]\nANSWER_2 = 7\nANSWER_3 = "ĉ"', "test_quiz_1", "множеством"),
+    Mistake("nb04_quiz_rouble_counted_in_characters", NB04, "quiz_answers",
+            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 3\nANSWER_3 = "ĉ"', "test_quiz_2", "длины в байтах"),
+    Mistake("nb04_quiz_rouble_before_last_byte", NB04, "quiz_answers",
+            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 5\nANSWER_3 = "ĉ"', "test_quiz_2", "последний байт"),
+    Mistake("nb04_quiz_tab_shifted_by_value_plus_one", NB04, "quiz_answers",
+            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = chr(256 + 10)', "test_quiz_3", "chr(256 + 9)"),
+    Mistake("nb04_quiz_tab_stays_itself", NB04, "quiz_answers",
+            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = "\\t"', "test_quiz_3", "не из видимых"),
 ]
 
 ALTERNATIVES = [
@@ -255,4 +451,31 @@ def bytes_to_unicode():
             cs.append(2 ** 8 + n)
             n += 1
     return dict(zip(bs, map(chr, cs)))'''),
+    Alternative("nb04_decode_latin1_string_trick", NB04, "decode", '''
+def decode(ids, merges):
+    pieces = {i: chr(i) for i in range(256)}            # one character per byte (Latin-1)
+    for (a, b), new_id in merges.items():
+        pieces[new_id] = pieces[a] + pieces[b]
+    return "".join(pieces[i] for i in ids).encode("latin-1").decode("utf-8", errors="replace")'''),
+    Alternative("nb04_stream_pieces_per_character", NB04, "decode_stream", '''
+import codecs
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    for i in ids:
+        for ch in decoder.decode(vocab[i]):        # the same text, one character at a time
+            yield ch
+    yield from decoder.decode(b"", final=True)'''),
+    Alternative("nb04_b2u_printable_not_space", NB04, "bytes_to_unicode", '''
+def bytes_to_unicode():
+    mapping, n = {}, 0
+    for b in range(256):
+        if chr(b).isprintable() and not chr(b).isspace():
+            mapping[b] = chr(b)
+        else:
+            mapping[b] = chr(256 + n)
+            n += 1
+    return mapping'''),
 ]
