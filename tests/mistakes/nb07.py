@@ -3,6 +3,78 @@ from . import Alternative, Mistake
 
 NB07 = "07_fast_bpe"
 
+
+# The reference train_fast (the solution cell without its docstring); mistakes below change one thing in it.
+_TRAIN_FAST = """
+def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
+    chunk_counts = Counter(pretokenize(text, pattern))        # разные куски в порядке появления
+    chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
+    freqs = list(chunk_counts.values())
+    counts = {}        # пара -> частота с весами кусков
+    where = {}         # пара -> {номер куска: сколько раз пара в нём стоит}
+    for i, ids in enumerate(chunks):
+        for pair in zip(ids, ids[1:]):
+            counts[pair] = counts.get(pair, 0) + freqs[i]
+            in_chunk = where.setdefault(pair, {})
+            in_chunk[i] = in_chunk.get(i, 0) + 1
+
+    width = [1] * 256  # длина токена в байтах
+
+    def first_place(pair):
+        # (номер куска, смещение в байтах) первого вхождения pair в тексте
+        i = min(where[pair])
+        ids, offset = chunks[i], 0
+        for k in range(len(ids) - 1):
+            if (ids[k], ids[k + 1]) == pair:
+                return i, offset
+            offset += width[ids[k]]
+
+    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине
+    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]
+    heapq.heapify(heap)
+    merges = {}
+    for new_id in range(256, vocab_size):
+        while heap:
+            neg, place, pair = heap[0]
+            if counts.get(pair) != -neg:          # частота устарела
+                heapq.heappop(heap)
+                continue
+            true_place = first_place(pair)
+            if true_place == place:               # запись верна: это лучшая пара
+                break
+            heapq.heapreplace(heap, (neg, true_place, pair))
+        if not heap:
+            break
+        heapq.heappop(heap)
+        merges[pair] = new_id
+        width.append(width[pair[0]] + width[pair[1]])
+
+        changed = set()
+        for i in list(where[pair]):               # только куски, где стоит пара
+            chunks[i], changes = merge_with_changes(chunks[i], pair, new_id)
+            for p, sign in changes:
+                counts[p] = counts.get(p, 0) + sign * freqs[i]
+                in_chunk = where.setdefault(p, {})
+                in_chunk[i] = in_chunk.get(i, 0) + sign
+                if not in_chunk[i]:
+                    del in_chunk[i]               # в куске i пары p больше нет
+                changed.add(p)
+        for p in changed:
+            if counts[p]:
+                heapq.heappush(heap, (-counts[p], (0, 0), p))
+            else:
+                del counts[p], where[p]           # пара исчезла из текста
+    return merges"""
+
+
+def _train_fast(*replacements):
+    source = _TRAIN_FAST
+    for old, new in replacements:
+        assert old in source, old
+        source = source.replace(old, new)
+    return source
+
+
 MISTAKES = [
     Mistake("nb07_heap_ties_by_pair_value", NB07, "train_fast", '''
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
@@ -208,6 +280,35 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
             else:
                 del counts[p], where[p]
     return merges''', "test_train_fast", "индекс «пара → куски» должен быть точным"),
+    Mistake("nb07_train_fast_place_is_the_chunk_only", NB07, "train_fast", _train_fast(
+        ("                return i, offset", "                return i, 0          # the chunk, not the place in it")),
+        "test_train_fast_hidden", "смещение в байтах"),
+    Mistake("nb07_train_fast_never_checks_the_place", NB07, "train_fast", _train_fast(
+        ("            if true_place == place:               # запись верна: это лучшая пара\n                break",
+         "            break                                 # a fresh count is enough")),
+        "test_train_fast", "при ничьей выигрывает пара, которая раньше встречается"),
+    Mistake("nb07_train_fast_unweighted_chunks", NB07, "train_fast", _train_fast(
+        ("counts[pair] = counts.get(pair, 0) + freqs[i]", "counts[pair] = counts.get(pair, 0) + 1"),
+        ("counts[p] = counts.get(p, 0) + sign * freqs[i]", "counts[p] = counts.get(p, 0) + sign")),
+        "test_train_fast", "с весом 2"),
+    Mistake("nb07_train_fast_ignores_pattern", NB07, "train_fast", _train_fast(
+        ("Counter(pretokenize(text, pattern))", "Counter(pretokenize(text))")),
+        "test_train_fast_hidden", "шаблоном из аргумента pattern"),
+    Mistake("nb07_train_fast_one_merge_too_many", NB07, "train_fast", _train_fast(
+        ("for new_id in range(256, vocab_size):", "for new_id in range(256, vocab_size + 1):")),
+        "test_train_fast", "слияний vocab_size − 256"),
+    Mistake("nb07_train_fast_stops_at_count_one", NB07, "train_fast", _train_fast(
+        ("        if not heap:\n            break\n        heapq.heappop(heap)",
+         "        if not heap or -heap[0][0] < 2:\n            break                                 # \"a pair seen once is noise\"\n"
+         "        heapq.heappop(heap)")),
+        "test_train_fast", "пары, встреченные один раз, тоже сливаются"),
+    Mistake("nb07_train_fast_iterates_the_live_index", NB07, "train_fast", _train_fast(
+        ("for i in list(where[pair]):", "for i in where[pair]:")),
+        "test_train_fast", "RuntimeError"),
+    Mistake("nb07_train_fast_keeps_state_between_calls", NB07, "train_fast", "\n_WHERE = {}\n" + _train_fast(
+        ("    where = {}         # пара -> {номер куска: сколько раз пара в нём стоит}",
+         "    where = _WHERE     # one index for every call")),
+        "test_train_fast", "ничего не храните между вызовами функции"),
     Mistake("nb07_encode_cache_keyed_by_length", NB07, "encode_fast", '''
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
     cache, out = {}, []
@@ -227,9 +328,75 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
             ENCODED[chunk] = encode(chunk, merges)
         out += ENCODED[chunk]
     return out''', "test_encode_fast", "другая таблица слияний получит id из старой"),
+    Mistake("nb07_encode_fast_leftmost_known_pair", NB07, "encode_fast", '''
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    cache, out = {}, []
+    for chunk in pretokenize(text, pattern):
+        if chunk not in cache:
+            ids = list(chunk.encode("utf-8"))
+            while True:
+                k = next((k for k in range(len(ids) - 1) if (ids[k], ids[k + 1]) in merges), None)
+                if k is None:
+                    break
+                ids[k:k + 2] = [merges[ids[k], ids[k + 1]]]     # the leftmost known pair, not the earliest learned
+            cache[chunk] = ids
+        out += cache[chunk]
+    return out''', "test_encode_fast", "сначала пару с наименьшим id"),
+    Mistake("nb07_encode_fast_whole_text", NB07, "encode_fast", '''
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    return encode(text, merges)                   # no pretokenization: pairs across chunk borders merge''',
+            "test_encode_fast", "стоит на стыке кусков"),
+    Mistake("nb07_encode_fast_forgets_the_right_neighbour", NB07, "encode_fast", '''
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    cache, out = {}, []
+    for chunk in pretokenize(text, pattern):
+        if chunk not in cache:
+            ids = list(chunk.encode("utf-8"))
+            ranks = [merges.get(pair, math.inf) for pair in zip(ids, ids[1:])]
+            while ranks and min(ranks) < math.inf:
+                best = min(ranks)
+                k = ranks.index(best)
+                ids[k:k + 2] = [best]
+                del ranks[k]
+                if k > 0:
+                    ranks[k - 1] = merges.get((ids[k - 1], ids[k]), math.inf)
+                # the pair (new token, right neighbour) keeps the rank of the pair that was there
+            cache[chunk] = ids
+        out += cache[chunk]
+    return out''', "test_encode_fast_hidden", "сливая пару с наименьшим"),
+    Mistake("nb07_encode_fast_answer_is_a_cached_list", NB07, "encode_fast", '''
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    cache, out = {}, None
+    for chunk in pretokenize(text, pattern):
+        if chunk not in cache:
+            cache[chunk] = encode(chunk, merges)
+        if out is None:
+            out = cache[chunk]                    # the first chunk's cached list becomes the answer...
+        else:
+            out += cache[chunk]                   # ...and grows, so a repeat of that chunk gets it all
+    return out if out is not None else []''', "test_encode_fast_hidden", "в ответ кладите копию"),
+    Mistake("nb07_quiz_thinks_every_chunk_has_the_pair", NB07, "quiz_answers", '''
+ANSWER_1 = 1
+ANSWER_2 = {1, 2, 3, 4}
+ANSWER_3 = 2
+ANSWER_4 = 5''', "test_quiz_1", "ANSWER_1 неверен"),
+    Mistake("nb07_quiz_counts_every_chunk", NB07, "quiz_answers", '''
+ANSWER_1 = 3
+ANSWER_2 = {1, 2, 3, 4}
+ANSWER_3 = 2
+ANSWER_4 = 7''', "test_quiz_4", "разные куски"),
 ]
 
 ALTERNATIVES = [
+    Alternative("nb07_encode_fast_cache_around_encode", NB07, "encode_fast", '''
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    cache = {}                                    # слабее по скорости, но верно: кэш на один вызов
+    out = []
+    for chunk in pretokenize(text, pattern):
+        if chunk not in cache:
+            cache[chunk] = encode(chunk, merges)
+        out.extend(cache[chunk])
+    return out'''),
     Alternative("nb07_train_fast_bucketed_counts", NB07, "train_fast", '''
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     chunk_counts = Counter(pretokenize(text, pattern))
