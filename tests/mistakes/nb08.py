@@ -1,0 +1,622 @@
+"""Mistakes and alternative solutions for notebook 08_shipping_tokenizer."""
+from . import Alternative, Mistake
+
+NB08 = "08_shipping_tokenizer"
+
+MISTAKES = [
+    # ---------------------------------------------------------------- train
+    Mistake("nb08_train_ignores_specials", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    return train_chunked(text, vocab_size, pattern)          # specials are pre-tokenized like text''',
+            "test_train", "кусок спецтокена"),
+    Mistake("nb08_train_replace_with_space", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    for token in special_tokens:
+        text = text.replace(token, " ")                      # the next document now starts with a space
+    return train_chunked(text, vocab_size, pattern)''',
+            "test_train", "не заменяйте спецтокен пробелом"),
+    Mistake("nb08_train_replace_with_nothing", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    for token in special_tokens:
+        text = text.replace(token, "")                       # the documents around it are glued
+    return train_chunked(text, vocab_size, pattern)''',
+            "test_train", "соседние части склеятся"),
+    Mistake("nb08_train_no_escape", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    parts = [text]
+    if special_tokens:
+        parts = regex.split("|".join(sorted(special_tokens, key=len, reverse=True)), text)   # | means "or"
+    counts = {}
+    for part in parts:
+        for chunk in pretokenize(part, pattern):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return train_from_counts(counts, vocab_size)''',
+            "test_train_hidden", "regex.escape"),
+    Mistake("nb08_train_empty_pattern_everywhere", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    parts = regex.split("|".join(regex.escape(t) for t in special_tokens), text)   # "" when there are none
+    counts = {}
+    for part in parts:
+        for chunk in pretokenize(part, pattern):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return train_from_counts(counts, vocab_size)''',
+            "test_train", "без спецтокенов train — это train_chunked"),
+    Mistake("nb08_train_keeps_specials_as_parts", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    parts = [text]
+    if special_tokens:
+        shape = "(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")"
+        parts = regex.split(shape, text)                     # the group keeps the specials among the parts
+    counts = {}
+    for part in parts:
+        for chunk in pretokenize(part, pattern):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return train_from_counts(counts, vocab_size)''',
+            "test_train", "кусок спецтокена"),
+    Mistake("nb08_train_only_first_special", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    parts = text.split(list(special_tokens)[0]) if special_tokens else [text]   # the others stay in the text
+    counts = {}
+    for part in parts:
+        for chunk in pretokenize(part, pattern):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return train_from_counts(counts, vocab_size)''',
+            "test_train_hidden", "длинные первыми"),
+    Mistake("nb08_train_sorted_by_frequency", NB08, "train", '''
+from collections import Counter
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    parts = [text]
+    if special_tokens:
+        parts = regex.split("|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)), text)
+    counts = Counter(chunk for part in parts for chunk in pretokenize(part, pattern))
+    return train_from_counts(dict(counts.most_common()), vocab_size)    # ties now follow frequency''',
+            "test_train_hidden", "в порядке первого появления"),
+    # ---------------------------------------------------------------- encode
+    Mistake("nb08_encode_no_escape", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    if allowed_special == "all":
+        allowed_special = set(special_tokens)
+    for token in special_tokens:
+        if token not in allowed_special and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if not special_tokens:
+        return encode_chunked(text, merges, pattern)
+    parts = regex.split("(" + "|".join(sorted(special_tokens, key=len, reverse=True)) + ")", text)
+    ids = []
+    for part in parts:
+        if part in special_tokens:
+            ids.append(special_tokens[part])
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode", "regex.escape"),
+    Mistake("nb08_encode_specials_in_given_order", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    if allowed_special == "all":
+        allowed_special = set(special_tokens)
+    for token in special_tokens:
+        if token not in allowed_special and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if not special_tokens:
+        return encode_chunked(text, merges, pattern)
+    parts = regex.split("(" + "|".join(regex.escape(t) for t in special_tokens) + ")", text)   # not longest first
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            ids.append(special_tokens[part])
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode", "самый длинный"),
+    Mistake("nb08_encode_never_refuses", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if not special_tokens:
+        return encode_chunked(text, merges, pattern)
+    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            ids.append(special_tokens[part])                 # every special becomes its id, allowed or not
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode", "должна бросить ValueError"),
+    Mistake("nb08_encode_all_is_a_string", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    for token in special_tokens:
+        if token not in allowed_special and token in text:   # "<|endoftext|>" in "all" is False
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if not special_tokens:
+        return encode_chunked(text, merges, pattern)
+    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            ids.append(special_tokens[part])
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode", "ValueError"),
+    Mistake("nb08_encode_guard_on_matches_only", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    if allowed_special == "all":
+        allowed_special = set(special_tokens)
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if not special_tokens:
+        return encode_chunked(text, merges, pattern)
+    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            if part not in allowed_special:                  # a disallowed token inside an allowed one slips through
+                raise ValueError(f"спецтокен {part!r} не разрешён")
+            ids.append(special_tokens[part])
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode_hidden", "даже внутри разрешённого"),
+    Mistake("nb08_encode_computed_special_ids", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    if allowed_special == "all":
+        allowed_special = set(special_tokens)
+    for token in special_tokens:
+        if token not in allowed_special and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if not special_tokens:
+        return encode_chunked(text, merges, pattern)
+    names = sorted(special_tokens, key=len, reverse=True)
+    parts = regex.split("(" + "|".join(regex.escape(t) for t in names) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            ids.append(256 + len(merges) + list(special_tokens).index(part))   # "the next free id", not the given one
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode", "id из special_tokens"),
+    Mistake("nb08_encode_surrogates_crash", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    if allowed_special == "all":
+        allowed_special = set(special_tokens)
+    for token in special_tokens:
+        if token not in allowed_special and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    if not special_tokens:
+        return encode_chunked(text, merges, pattern)
+    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            ids.append(special_tokens[part])
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode", "U+FFFD"),
+    Mistake("nb08_encode_surrogates_question_mark", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    if allowed_special == "all":
+        allowed_special = set(special_tokens)
+    for token in special_tokens:
+        if token not in allowed_special and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = text.encode("utf-8", errors="replace").decode("utf-8")      # a lone surrogate becomes "?"
+    if not special_tokens:
+        return encode_chunked(text, merges, pattern)
+    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            ids.append(special_tokens[part])
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode", "U+FFFD"),
+    Mistake("nb08_encode_surrogates_dropped", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    if allowed_special == "all":
+        allowed_special = set(special_tokens)
+    for token in special_tokens:
+        if token not in allowed_special and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = text.encode("utf-8", errors="ignore").decode("utf-8")       # the bad character silently disappears
+    if not special_tokens:
+        return encode_chunked(text, merges, pattern)
+    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            ids.append(special_tokens[part])
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode", "U+FFFD"),
+    Mistake("nb08_encode_surrogate_pairs_not_joined", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    if allowed_special == "all":
+        allowed_special = set(special_tokens)
+    for token in special_tokens:
+        if token not in allowed_special and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = regex.sub("[\\ud800-\\udfff]", "\\ufffd", text)             # a pair becomes two replacement characters
+    if not special_tokens:
+        return encode_chunked(text, merges, pattern)
+    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            ids.append(special_tokens[part])
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode_hidden", "суррогаты — как в tiktoken"),
+    Mistake("nb08_encode_empty_dict_not_none", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if special_tokens is None:
+        return encode_chunked(text, merges, pattern)
+    if allowed_special == "all":
+        allowed_special = set(special_tokens)
+    for token in special_tokens:
+        if token not in allowed_special and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):                         # with {} the pattern "()" matches everywhere
+        if i % 2:
+            ids.append(special_tokens[part])
+        elif part:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode_hidden", "пустой словарь спецтокенов"),
+    Mistake("nb08_encode_whole_text_at_once", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    if allowed_special == "all":
+        allowed_special = set(special_tokens)
+    for token in special_tokens:
+        if token not in allowed_special and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    ids = []
+    for chunk in pretokenize(text, pattern):                 # specials are looked for among the chunks
+        if chunk in special_tokens:
+            ids.append(special_tokens[chunk])
+        else:
+            ids.extend(encode_chunk(chunk, merges))
+    return ids''',
+            "test_encode", "до претокенизации"),
+    # ---------------------------------------------------------------- encode_iterable
+    Mistake("nb08_stream_each_line_alone", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    for line in lines:
+        yield from encode_chunked(line, merges, pattern)     # a chunk may start in one line and end in the next''',
+            "test_encode_iterable", "не кодируйте строки по отдельности"),
+    Mistake("nb08_stream_reads_everything_first", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    yield from encode_chunked("".join(lines), merges, pattern)      # right ids, but only after the last line''',
+            "test_encode_iterable", "слишком поздно"),
+    Mistake("nb08_stream_holds_one_chunk", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    cache, tail = {}, ""
+    for line in lines:
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-1]:                            # the second to last chunk can change too
+            yield from encode_chunk(chunk, merges, cache)
+        tail = chunks[-1] if chunks else ""
+    for chunk in pretokenize(tail, pattern):
+        yield from encode_chunk(chunk, merges, cache)''',
+            "test_encode_iterable", "держите в буфере два последних куска"),
+    Mistake("nb08_stream_forgets_the_tail", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    cache, tail = {}, ""
+    for line in lines:
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            yield from encode_chunk(chunk, merges, cache)
+        tail = "".join(chunks[-2:])                          # ... and the tail is never given out''',
+            "test_encode_iterable", "в конце выдайте остаток"),
+    Mistake("nb08_stream_returns_a_list", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    ids, tail = [], ""
+    for line in lines:
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            ids.extend(encode_chunk(chunk, merges))
+        tail = "".join(chunks[-2:])
+    return ids + encode_chunked(tail, merges, pattern)''',
+            "test_encode_iterable", "должна быть генератором"),
+    Mistake("nb08_stream_yields_lists", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    cache, tail = {}, ""
+    for line in lines:
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            yield encode_chunk(chunk, merges, cache)         # a list per chunk, not one id at a time
+        tail = "".join(chunks[-2:])
+    for chunk in pretokenize(tail, pattern):
+        yield encode_chunk(chunk, merges, cache)''',
+            "test_encode_iterable", "выдавайте id по одному"),
+    Mistake("nb08_stream_keeps_all_text", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    text, done = "", 0
+    for line in lines:
+        text += line                                         # everything read so far, cut again every time
+        chunks = pretokenize(text, pattern)
+        for chunk in chunks[done:len(chunks) - 2]:
+            yield from encode_chunk(chunk, merges)
+        done = max(done, len(chunks) - 2)
+    for chunk in pretokenize(text, pattern)[done:]:
+        yield from encode_chunk(chunk, merges)''',
+            "test_encode_iterable_hidden", "квадрат"),
+    Mistake("nb08_stream_cuts_at_last_space", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    buffer = ""
+    for line in lines:
+        buffer += line
+        head, space, rest = buffer.rpartition(" ")           # text without spaces is never given out early
+        if head:
+            yield from encode_chunked(head, merges, pattern)
+            buffer = space + rest
+    yield from encode_chunked(buffer, merges, pattern)''',
+            "test_encode_iterable_hidden", "id должны совпасть"),
+    Mistake("nb08_stream_cache_outlives_the_table", NB08, "encode_iterable", '''
+CACHE = {}                                                   # shared by every call, whatever the table
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    tail = ""
+    for line in lines:
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            yield from encode_chunk(chunk, merges, CACHE)
+        tail = "".join(chunks[-2:])
+    for chunk in pretokenize(tail, pattern):
+        yield from encode_chunk(chunk, merges, CACHE)''',
+            "test_encode_iterable_hidden", "id должны совпасть"),
+    # ---------------------------------------------------------------- save_tiktoken
+    Mistake("nb08_save_str_of_bytes", NB08, "save_tiktoken", '''
+def save_tiktoken(merges):
+    vocab = token_bytes(merges)
+    return "".join(f"{base64.b64encode(vocab[i])} {i}\\n" for i in sorted(vocab))      # "b'AA=='"''',
+            "test_save_tiktoken", "а не str(bytes)"),
+    Mistake("nb08_save_urlsafe", NB08, "save_tiktoken", '''
+def save_tiktoken(merges):
+    vocab = token_bytes(merges)
+    return "".join(f"{base64.urlsafe_b64encode(vocab[i]).decode()} {i}\\n" for i in sorted(vocab))''',
+            "test_save_tiktoken", "не urlsafe"),
+    Mistake("nb08_save_no_final_newline", NB08, "save_tiktoken", '''
+def save_tiktoken(merges):
+    vocab = token_bytes(merges)
+    return "\\n".join(f"{base64.b64encode(vocab[i]).decode()} {i}" for i in sorted(vocab))''',
+            "test_save_tiktoken", "и после последней тоже"),
+    Mistake("nb08_save_only_learned_tokens", NB08, "save_tiktoken", '''
+def save_tiktoken(merges):
+    vocab = token_bytes(merges)
+    return "".join(f"{base64.b64encode(vocab[i]).decode()} {i}\\n" for i in merges.values())   # bytes 0..255 left out''',
+            "test_save_tiktoken", "256 строк"),
+    Mistake("nb08_save_token_as_text", NB08, "save_tiktoken", '''
+def save_tiktoken(merges):
+    vocab = token_bytes(merges)
+    lines = []
+    for i in sorted(vocab):
+        piece = vocab[i].decode("utf-8", errors="replace").encode("utf-8")     # half a character becomes �
+        lines.append(f"{base64.b64encode(piece).decode()} {i}\\n")
+    return "".join(lines)''',
+            "test_save_tiktoken", "не от их расшифровки как текст"),
+    Mistake("nb08_save_sorted_by_bytes", NB08, "save_tiktoken", '''
+def save_tiktoken(merges):
+    vocab = token_bytes(merges)
+    return "".join(f"{base64.b64encode(piece).decode()} {i}\\n"
+                   for i, piece in sorted(vocab.items(), key=lambda item: item[1]))   # sorted by bytes, not by id''',
+            "test_save_tiktoken", "выученные токены идут после 256 байтов"),
+    Mistake("nb08_save_ranks_from_one", NB08, "save_tiktoken", '''
+def save_tiktoken(merges):
+    vocab = token_bytes(merges)
+    return "".join(f"{base64.b64encode(vocab[i]).decode()} {i + 1}\\n" for i in sorted(vocab))   # line numbers''',
+            "test_save_tiktoken", "пробел и id"),
+    # ---------------------------------------------------------------- load_tiktoken
+    Mistake("nb08_load_text_keys", NB08, "load_tiktoken", '''
+def load_tiktoken(text):
+    ranks = {}
+    for line in text.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token).decode("utf-8", errors="replace")] = int(rank)
+    return ranks''',
+            "test_load_tiktoken", "ключ — байты токена"),
+    Mistake("nb08_load_rank_as_string", NB08, "load_tiktoken", '''
+def load_tiktoken(text):
+    ranks = {}
+    for line in text.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = rank
+    return ranks''',
+            "test_load_tiktoken", "целое число"),
+    Mistake("nb08_load_base64_not_decoded", NB08, "load_tiktoken", '''
+def load_tiktoken(text):
+    ranks = {}
+    for line in text.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[token.encode("ascii")] = int(rank)          # b"YQ==" instead of b"a"
+    return ranks''',
+            "test_load_tiktoken", "base64.b64decode"),
+    Mistake("nb08_load_empty_lines", NB08, "load_tiktoken", '''
+def load_tiktoken(text):
+    ranks = {}
+    for line in text.strip().split("\\n"):                   # "" and blank lines are not skipped
+        token, rank = line.split()
+        ranks[base64.b64decode(token)] = int(rank)
+    return ranks''',
+            "test_load_tiktoken", "пустые строки пропускайте"),
+    Mistake("nb08_load_split_on_one_space", NB08, "load_tiktoken", '''
+def load_tiktoken(text):
+    ranks = {}
+    for line in text.splitlines():
+        if line:
+            token, rank = line.split(" ")                    # two spaces or a trailing one break it
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks''',
+            "test_load_tiktoken_hidden", "line.split()"),
+    Mistake("nb08_load_drops_last_line", NB08, "load_tiktoken", '''
+def load_tiktoken(text):
+    ranks = {}
+    for line in text.split("\\n")[:-1]:                     # assumes the file ends with a newline
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks''',
+            "test_load_tiktoken_hidden", "последняя строка может быть без"),
+    # ---------------------------------------------------------------- quiz
+    Mistake("nb08_quiz_first_listed_wins", NB08, "quiz_answers",
+            'ANSWER_1 = [300, 300, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
+            "test_quiz_1", "ANSWER_1 неверен"),
+    Mistake("nb08_quiz_answer_as_text", NB08, "quiz_answers",
+            'ANSWER_1 = "[301, 300]"\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
+            "test_quiz_1", "списком целых чисел"),
+    Mistake("nb08_quiz_holds_one_chunk", NB08, "quiz_answers",
+            'ANSWER_1 = [301, 300]\nANSWER_2 = 15\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
+            "test_quiz_2", "ANSWER_2 неверен"),
+    Mistake("nb08_quiz_pair_across_space", NB08, "quiz_answers",
+            'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\U0001F642"\nANSWER_4 = 556',
+            "test_quiz_3", "ANSWER_3 неверен"),
+    Mistake("nb08_quiz_lines_without_bytes", NB08, "quiz_answers",
+            'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 300',
+            "test_quiz_4", "ANSWER_4 неверен"),
+    Mistake("nb08_quiz_lines_with_specials", NB08, "quiz_answers",
+            'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 559',
+            "test_quiz_4", "спецтокенов в файле нет"),
+]
+
+ALTERNATIVES = [
+    Alternative("nb08_train_split_loop", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    parts = [text]
+    for token in sorted(special_tokens, key=len, reverse=True):     # one special at a time, str.split
+        parts = [piece for part in parts for piece in part.split(token)]
+    counts = {}
+    for part in parts:
+        for chunk in pretokenize(part, pattern):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return train_from_counts(counts, vocab_size)'''),
+    Alternative("nb08_train_counter", NB08, "train", '''
+from collections import Counter
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    if special_tokens:
+        shape = "|".join(map(regex.escape, sorted(special_tokens, key=len, reverse=True)))
+        parts = regex.split(shape, text)
+    else:
+        parts = [text]
+    counts = Counter()
+    for part in parts:
+        counts.update(pretokenize(part, pattern))
+    return train_from_counts(counts, vocab_size)'''),
+    Alternative("nb08_encode_scan_by_hand", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = dict(special_tokens or {})
+    allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
+    bad = [t for t in special_tokens if t not in allowed and t in text]
+    if bad:
+        raise ValueError("спецтокен не разрешён: " + bad[0])
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:                                # the same fix-up as tiktoken, only when needed
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    ids, start, i = [], 0, 0
+    while i < len(text):
+        found = max((t for t in special_tokens if text.startswith(t, i)), key=len, default=None)
+        if found is None:
+            i += 1
+            continue
+        ids += encode_chunked(text[start:i], merges, pattern)
+        ids.append(special_tokens[found])
+        i = start = i + len(found)
+    return ids + encode_chunked(text[start:], merges, pattern)'''),
+    Alternative("nb08_encode_reverse_lexicographic", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    allowed = special_tokens.keys() if allowed_special == "all" else allowed_special
+    disallowed = [t for t in special_tokens if t not in allowed]
+    if disallowed:
+        found = regex.search("|".join(map(regex.escape, disallowed)), text)    # like tiktoken's own check
+        if found:
+            raise ValueError(f"Encountered text corresponding to disallowed special token {found.group()!r}")
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    ids = []
+    if special_tokens:
+        # two specials matching at one place are prefix and extension: reverse order puts the longer first
+        shape = "|".join(map(regex.escape, sorted(special_tokens, reverse=True)))
+        start = 0
+        for match in regex.finditer(shape, text):
+            ids.extend(encode_chunked(text[start:match.start()], merges, pattern))
+            ids.append(special_tokens[match.group()])
+            start = match.end()
+        text = text[start:]
+    return ids + encode_chunked(text, merges, pattern)'''),
+    Alternative("nb08_stream_buffer_of_chunks", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    cache = {}
+    held = []                                                 # the last two chunks, as a list
+    for line in lines:
+        if not line:
+            continue
+        chunks = pretokenize("".join(held) + line, pattern)
+        ready, held = chunks[:-2], chunks[-2:]
+        for chunk in ready:
+            for token_id in encode_chunk(chunk, merges, cache):
+                yield token_id
+    for chunk in pretokenize("".join(held), pattern):
+        for token_id in encode_chunk(chunk, merges, cache):
+            yield token_id'''),
+    Alternative("nb08_stream_no_cache_encode_chunked", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    tail = ""
+    for line in lines:
+        chunks = pretokenize(tail + line, pattern)
+        if len(chunks) > 2:
+            for chunk in chunks[:-2]:
+                yield from encode_chunked(chunk, merges, pattern)      # each ready chunk on its own
+            tail = chunks[-2] + chunks[-1]
+        else:
+            tail = "".join(chunks)
+    yield from encode_chunked(tail, merges, pattern)'''),
+    Alternative("nb08_save_bytes_then_decode", NB08, "save_tiktoken", '''
+def save_tiktoken(merges):
+    ranks = {piece: i for i, piece in token_bytes(merges).items()}
+    out = b""
+    for piece, rank in sorted(ranks.items(), key=lambda x: x[1]):       # as dump_tiktoken_bpe writes it
+        out += base64.b64encode(piece) + b" " + str(rank).encode() + b"\\n"
+    return out.decode("ascii")'''),
+    Alternative("nb08_save_lines_and_join", NB08, "save_tiktoken", '''
+def save_tiktoken(merges):
+    vocab = token_bytes(merges)
+    lines = [base64.b64encode(vocab[i]).decode() + " " + str(i) for i in range(256 + len(merges))]
+    return "\\n".join(lines) + "\\n"'''),
+    Alternative("nb08_load_all_words", NB08, "load_tiktoken", '''
+def load_tiktoken(text):
+    words = text.split()                                     # base64, rank, base64, rank, ...
+    return {base64.b64decode(token): int(rank) for token, rank in zip(words[::2], words[1::2])}'''),
+    Alternative("nb08_load_regex", NB08, "load_tiktoken", '''
+def load_tiktoken(text):
+    return {base64.b64decode(token): int(rank)
+            for token, rank in regex.findall(r"(?m)^\\s*(\\S+)\\s+(\\d+)\\s*$", text)}'''),
+    Alternative("nb08_quiz_computed", NB08, "quiz_answers", '''
+ANSWER_1 = encode("<|endoftext|>" * 3, {}, GPT2_PATTERN, {"<|endoftext|>": 300, "<|endoftext|>" * 2: 301}, "all")
+ANSWER_2 = sum(len(c.encode()) for c in pretokenize("the cat the hat the")[:-2])
+ANSWER_3 = "\\N{REPLACEMENT CHARACTER} \\N{REPLACEMENT CHARACTER}"
+ANSWER_4 = 256 + 300'''),
+]
