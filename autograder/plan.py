@@ -20,6 +20,7 @@ from its code — `global` statements, `exec`/`eval`/`globals()`/`setattr`, IPyt
 """
 import ast
 import builtins
+import functools
 import symtable
 from dataclasses import dataclass, field
 
@@ -75,7 +76,10 @@ def python_source(source: str) -> str:
     return TransformerManager().transform_cell(source)
 
 
+@functools.lru_cache(maxsize=4096)
 def analyse(source: str) -> CellCode:
+    """What a cell's code does to the notebook's names. The answer is shared by every caller with the
+    same source (a class's notebooks repeat the course's cells): read it, never change it."""
     try:
         code = python_source(source)
         tree = ast.parse(code)
@@ -176,7 +180,9 @@ NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.L
 def reads_from_before(tree: ast.Module, table: symtable.SymbolTable) -> set:
     """Names whose value the cell takes from earlier cells: read by a statement (or by a function,
     class or comprehension in it) before an earlier statement of the cell surely set them. Only plain
-    top-level assignments, imports and definitions count as surely setting a name."""
+    assignments, imports and definitions count as surely setting a name; in a block (a loop's body,
+    an `if` branch) they count for the rest of that block, and a `for` or `with` target is set for
+    its body: `for text in texts: print(text)` takes nothing but `texts` from before."""
     nested = []                                 # (first line, global names read) of each inner scope
     stack = list(table.get_children())
     while stack:
@@ -184,28 +190,69 @@ def reads_from_before(tree: ast.Module, table: symtable.SymbolTable) -> set:
         nested.append((scope.get_lineno(), {s.get_name() for s in scope.get_symbols()
                                             if s.is_global() and s.get_name() not in BUILTIN_NAMES}))
         stack.extend(scope.get_children())
+    reads = set()
+
+    def visit(node, bound):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in BUILTIN_NAMES \
+                and node.id not in bound:
+            reads.add(node.id)
+        if isinstance(node, NESTED):            # their bodies are read below, through the symbol table
+            for sub in evaluated_where_defined(node):
+                visit(sub, bound)
+            return
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            visit(node.iter, bound)
+            visit(node.target, bound)           # `x[i]` as a target reads x and i
+            block(node.body, bound | target_names(node.target))
+            block(node.orelse, bound)           # after zero rounds the target keeps its old value
+            return
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            inner = set(bound)
+            for item in node.items:
+                visit(item.context_expr, inner)
+                if item.optional_vars is not None:
+                    visit(item.optional_vars, inner)
+                    inner |= target_names(item.optional_vars)
+            block(node.body, inner)
+            return
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list) and value and all(isinstance(v, ast.stmt) for v in value):
+                block(value, bound)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        visit(item, bound)
+            elif isinstance(value, ast.AST):
+                visit(value, bound)
+
+    def block(statements, bound):
+        bound = set(bound)
+        for statement in statements:
+            visit(statement, bound)
+            bound |= surely_bound(statement)
+
     surely_set, needs = set(), set()
     for statement in tree.body:
-        reads = set()
-
-        def visit(node):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in BUILTIN_NAMES:
-                reads.add(node.id)
-            if isinstance(node, NESTED):        # their bodies are read below, through the symbol table
-                for sub in evaluated_where_defined(node):
-                    visit(sub)
-                return
-            for child in ast.iter_child_nodes(node):
-                visit(child)
-
-        visit(statement)
+        reads.clear()
+        visit(statement, surely_set)
         last = getattr(statement, "end_lineno", statement.lineno)
         for line, names in nested:
             if statement.lineno <= line <= last:
-                reads |= names
-        needs |= reads - surely_set
+                reads.update(names - surely_set)
+        needs |= reads
         surely_set |= surely_bound(statement)
     return needs
+
+
+def target_names(target) -> set:
+    """The plain names an assignment target binds (`a`, `a, (b, *c)`; not `x[i]` or `x.y`)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(target_names(e) for e in target.elts))
+    if isinstance(target, ast.Starred):
+        return target_names(target.value)
+    return set()
 
 
 def evaluated_where_defined(node) -> list:

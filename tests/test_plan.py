@@ -42,3 +42,15 @@ def test_the_names_a_test_reads():
               "def helper(x):\n    return merge(x, PAIR)\ncheck(helper(words) == ANSWER_1, 'msg')\n"
               "[count_pairs(w) for w in words]")
     assert free_names(source) == {"merge", "PAIR", "ANSWER_1", "count_pairs"}
+
+
+def test_a_loop_variable_is_not_taken_from_before():
+    cell = analyse("MEASURED = {}\nfor language, text in [('ru', held_out)]:\n"
+                   "    ids = encode(text)\n    MEASURED[language] = len(ids)\n"
+                   "with open(PATH) as f:\n    data = f.read()\n")
+    assert cell.needs == {"held_out", "encode", "PATH"}
+    # what a loop may leave unset, or sets only after reading it, still comes from before
+    assert analyse("for t in ts:\n    pass\nprint(t)").needs == {"ts", "t"}
+    assert analyse("for t in ts:\n    print(last)\n    last = t").needs == {"ts", "last"}
+    assert analyse("for t in ts:\n    if t:\n        y = 1\n    print(y)\nelse:\n    print(t)").needs == {"ts", "y", "t"}
+    assert analyse("for x[i] in ts:\n    pass").needs == {"ts", "x", "i"}

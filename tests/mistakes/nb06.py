@@ -139,7 +139,7 @@ for language, text in [("русский", held_out_text), ("английский
         else:
             low = middle + 1
     return low'''),
-            "test_smallest_vocab", "None, если не годится даже полная таблица"),
+            "test_smallest_vocab", "если не годится даже полная таблица"),
     Mistake("nb06_smallest_vocab_starts_after_the_bytes", NB06, "smallest_vocab", _smallest_vocab('''
     for size in range(257, 256 + len(merges) + 1):          # 256 (no merges) is never tried
         if bytes_per_token(text, encode_chunked(text, first_merges(merges, size))) >= target:
@@ -212,7 +212,7 @@ def embedding_params(vocab_size, d_model, tied=True):
     Mistake("nb06_embedding_float_then_int", NB06, "embedding_params", '''
 def embedding_params(vocab_size, d_model, tied=True):
     return int(vocab_size * d_model * (1.0 if tied else 2.0))''',
-            "test_embedding_params_hidden", "float теряет младшие цифры"),
+            "test_embedding_params_hidden", "теряет младшие цифры"),
     Mistake("nb06_embedding_counts_head_bias", NB06, "embedding_params", '''
 def embedding_params(vocab_size, d_model, tied=True):
     head = 0 if tied else vocab_size * d_model + vocab_size     # the head's bias too
