@@ -2,10 +2,12 @@
 
 Each mistake and alternative solution of tests/mistakes/ is graded twice, in-process: running only
 the needed cells (as the grader does) and running the whole lesson. Scores and messages must be
-the same. This runs every lesson once per case (several minutes), so it is its own step:
-`make proof` (CI runs it after `make test`, which proves the same for each notebook's solution).
+the same, and the reduced run skips cells. This runs every lesson once per case (many minutes), so it
+is its own step: `make proof` (CI runs it after `make test`).
 The solved student notebooks are also run top to bottom, as a student would run them.
 """
+from dataclasses import dataclass
+
 import pytest
 from nbclient import NotebookClient
 
@@ -18,12 +20,28 @@ pytestmark = pytest.mark.proof
 CASES = [*MISTAKES, *ALTERNATIVES]
 
 
+@dataclass
+class Solution:
+    """The course's own solution as a case: no cell replaced."""
+    notebook: str
+    id: str = ""
+    cell: str = ""
+    source: str = ""
+
+    def __post_init__(self):
+        self.id = f"solution_{self.notebook}"
+
+
+CASES = [*(Solution(n) for n in course_notebooks()), *CASES]
+
+
 @pytest.fixture(scope="module")
 def both_ways():
     cases = {}
     for case in CASES:
-        cases[case.id, "reduced"] = (case.notebook, {case.cell: case.source}, True, False)
-        cases[case.id, "full"] = (case.notebook, {case.cell: case.source}, True, True)
+        replace = {case.cell: case.source} if case.cell else {}
+        cases[case.id, "reduced"] = (case.notebook, replace, True, False)
+        cases[case.id, "full"] = (case.notebook, replace, True, True)
     return grade_cases(cases)
 
 
@@ -32,6 +50,8 @@ def test_the_reduced_run_grades_like_the_full_lesson(both_ways, case):
     reduced, full = both_ways[case.id, "reduced"], both_ways[case.id, "full"]
     assert reduced["tests"] == full["tests"]
     assert set(reduced["ran"]) <= set(full["ran"])
+    if isinstance(case, Solution):
+        assert len(reduced["ran"]) < len(full["ran"]), "the reduced run skips no cell"
 
 
 @pytest.mark.parametrize("notebook", course_notebooks())
