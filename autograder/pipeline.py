@@ -1,7 +1,8 @@
 """Grading one notebook: sanitize → plan → execute (kernel) and evaluate (grader) → result.
 
 - sanitize: the submitted file becomes a notebook in the course's shape (autograder.sanitize);
-- plan: the cells a grade needs (autograder.plan); the rest of the lesson is not run;
+- plan: the cells a grade needs (autograder.plan); the rest of the lesson is not run, and
+  nothing after the last test cell ever runs (it cannot change a grade);
 - execute: those cells run, in order, in the student's sandboxed kernel (autograder.session);
 - evaluate: at each test cell's place, the course's test runs here, in the grader, against
   plain data from the kernel (autograder.evaluate);
@@ -44,7 +45,7 @@ class NotebookGrader(LoggingConfigurable):
     notebook_timeout = Integer(600, help="Wall-clock seconds for the whole notebook; the cells and tests left "
                                "after that are not run (those before keep their points).").tag(config=True)
     run_only_needed = Bool(True, help="Run only the cells the graded checks depend on (autograder.plan); "
-                           "False runs every cell of the lesson.").tag(config=True)
+                           "False runs every cell of the lesson up to its last test.").tag(config=True)
 
     def __init__(self, evaluator: Evaluator | None = None, **kwargs):
         super().__init__(**kwargs)
@@ -82,11 +83,16 @@ class NotebookGrader(LoggingConfigurable):
         given_ns = {"__name__": "__main__", "__builtins__": builtins}
         errors: dict[str, str] = {}          # grade_id of a solution cell → the error it ended with
         tests, ran, stopped = [], set(), None
+        # a cell after the last test cannot change a grade: it never runs (in the full lesson either)
+        last_test = max((i for i, c in enumerate(cells) if c.cell_type == "code" and is_test(c)
+                         and grade_id(c) in course.tests), default=-1)
         deadline = time.monotonic() + self.notebook_timeout
         for i, cell in enumerate(cells):
             if cell.cell_type != "code":
                 continue
             cell.outputs, cell.execution_count = [], None
+            if i > last_test:
+                continue
             if stopped is None and time.monotonic() > deadline:
                 stopped = f"блокнот исчерпал свои {self.notebook_timeout} с"
             if is_test(cell):

@@ -7,9 +7,9 @@ Prints, for this machine:
    cells take a fraction of a second and every test fails at once, so what is left is the cost of
    grading itself: a sandboxed kernel, the checks, the gradebook) — next to a bare
    `nbgrader autograde` of the same notebooks in a course directory of their own (stock nbgrader:
-   a plain kernel, tests inside it); then the same for all seven notebooks, where stock nbgrader
+   a plain kernel, tests inside it); then the same for all the course's notebooks, where stock nbgrader
    also runs every demonstration of the lessons and this grader runs only what the tests need;
-2. a solved seven-notebook submission: wall-clock seconds and core-seconds (the CPU time the whole
+2. a solved submission of every notebook: wall-clock seconds and core-seconds (the CPU time the whole
    machine spent meanwhile: the grader, its workers, the kernels — run it on an idle machine);
 3. the speed-up from --jobs 1 to --jobs 2 on a class of solved submissions;
 4. the projected time for 500 students on this machine (core-seconds per submission × 500 / cores).
@@ -128,10 +128,10 @@ def main() -> None:
     print(f"   autograder grade (sandboxed):  {f_wall / s:6.2f} s wall  {f_cpu / s:6.2f} core-s   (--jobs 1)")
     print(f"   bare nbgrader autograde:       {b_wall / s:6.2f} s wall  {b_cpu / s:6.2f} core-s")
     print(f"   ratio (ours / nbgrader):       {f_wall / b_wall:6.2f}× wall  {f_cpu / b_cpu:6.2f}× core-s")
-    print(f"   all seven untouched notebooks ({n}): ours {ours_wall / n:.2f} s wall {ours_cpu / n:.2f} core-s per "
+    print(f"   all {len(notebooks)} untouched notebooks ({n}): ours {ours_wall / n:.2f} s wall {ours_cpu / n:.2f} core-s per "
           f"notebook, nbgrader {bare_wall / n:.2f} s wall {bare_cpu / n:.2f} core-s "
           f"({ours_wall / bare_wall:.2f}×, {ours_cpu / bare_cpu:.2f}×)")
-    print("2. a solved seven-notebook submission")
+    print(f"2. a solved submission of all {len(notebooks)} notebooks")
     print(f"   {full_wall:.1f} s wall, {full_cpu:.1f} core-s (one student, --jobs 1)")
     print(f"3. a class of {args.class_students} solved submissions: --jobs 1 {j1_wall:.1f} s, --jobs 2 {j2_wall:.1f} s"
           f" → {j1_wall / j2_wall:.2f}× speed-up; {per_submission:.1f} core-s per submission")

@@ -7,9 +7,14 @@ solution scores full marks. That running only the cells the checks need gives th
 messages as running the whole lesson is proven for every case by tests/test_proof.py (`make proof`):
 a whole lesson costs 1–30 s, too much to repeat here.
 """
+import nbformat
 import pytest
 
-from autograder.course import course_notebooks
+from autograder.course import CourseNotebook, course_notebooks
+from autograder.normalize import is_test
+from autograder.pipeline import NotebookGrader
+from autograder.session import LocalSession
+from autograder.simulate import submission, write
 from catalogue import grade_cases
 from mistakes import ALTERNATIVES, MISTAKES
 
@@ -64,3 +69,15 @@ def test_each_known_mistake_loses_points_in_its_test(catalogue, mistake):
 def test_alternative_solutions_get_full_marks(catalogue, alternative):
     r = catalogue[alternative.id, alternative.notebook]
     assert r["score"] == r["max_score"], failed_tests(r)
+
+
+def test_nothing_after_the_last_test_runs_even_in_the_full_lesson(tmp_path):
+    """A cell after the last test cannot change a grade, so no run pays for it (not even a student's
+    endless loop there); a cell before it that the checks do not need still runs in the full lesson."""
+    notebook = submission("01_hand_example")
+    last_test = max(i for i, c in enumerate(notebook.cells) if is_test(c))
+    notebook.cells.append(nbformat.v4.new_code_cell("while True:\n    pass"))
+    path = write(notebook, tmp_path / "01_hand_example.ipynb")
+    graded = NotebookGrader(run_only_needed=False).grade(CourseNotebook.load("01_hand_example"), path, LocalSession)
+    assert graded.result.score == graded.result.max_score
+    assert max(graded.ran) < last_test and len(graded.ran) > 4
