@@ -1,8 +1,11 @@
 """Shared helpers: grading through the real command line, as an instructor runs it."""
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,3 +24,20 @@ def grade(submissions: Path, out: Path, *options: str, env: dict | None = None) 
 
 def results_of(out: Path) -> dict:
     return {(r["student"], r["notebook"]): r for r in json.loads((out / "results.json").read_text(encoding="utf-8"))}
+
+
+KEPT_IN_TMP = ("bpe-course-tiktoken-",)   # tiktoken's verified cache, kept on purpose (bpe_course.vocab)
+
+
+@contextlib.contextmanager
+def private_tmp():
+    """A fresh TMPDIR for a command, and what it left there at the end (apart from KEPT_IN_TMP).
+    /tmp itself is shared with the tests running in parallel, so it cannot tell who left what.
+    Kept short: the kernel's unix sockets live in it (at most 107 characters)."""
+    folder = Path(tempfile.mkdtemp(prefix="bpe-t-", dir="/tmp"))
+    left = []
+    try:
+        yield folder, left
+        left += sorted(n for n in os.listdir(folder) if not n.startswith(KEPT_IN_TMP))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -24,7 +24,7 @@ from autograder.demo import OVERLAPPING_MERGE
 from autograder.normalize import grade_id
 from autograder.sandbox import bwrap_works
 from autograder.simulate import submission, write
-from conftest import SECRET, grade, results_of
+from conftest import SECRET, grade, results_of, private_tmp
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")
 NAMES = course_notebooks()
@@ -65,7 +65,7 @@ def listener():
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory, listener):
-    """The class above, graded once; (results, out, work, run, /tmp before, /tmp after)."""
+    """The class above, graded once; (results, out, work, run, what it left in its TMPDIR)."""
     port, _ = listener
     base = tmp_path_factory.mktemp("class")
     klass = base / "class"
@@ -100,11 +100,11 @@ def graded(tmp_path_factory, listener):
             cell.metadata.setdefault("tags", []).append("skip-execution")
             cell.source = "pass"
     write(skipped, klass / "attack_blank_tests" / f"{NB}.ipynb")
-    before = set(os.listdir("/tmp"))
     # 30 s a cell: several times what any solution needs, and the limit that stops attack_patch_builtins's hang
-    run = grade(klass, base / "out", "--work", str(base / "work"), "--jobs", "2", "--cell-timeout", "30")
-    after = set(os.listdir("/tmp"))
-    return results_of(base / "out"), base / "out", base / "work", run, before, after
+    with private_tmp() as (tmp, left):
+        run = grade(klass, base / "out", "--work", str(base / "work"), "--jobs", "2", "--cell-timeout", "30",
+                    env={"TMPDIR": str(tmp)})
+    return results_of(base / "out"), base / "out", base / "work", run, left
 
 
 ATTACKERS = sorted(["attack_" + a for a in [*ATTACKS, "network", "blank_tests"]])
@@ -244,8 +244,8 @@ def test_one_class_gradebook_that_nbgrader_exports(graded):
 
 
 def test_grading_leaves_nothing_behind_in_tmp(graded):
-    *_, before, after = graded
-    assert not [n for n in after - before if n.startswith(("bpe-kernel-", "bpe-ipc-", "bpe-check-", "tmp"))]
+    *_, left = graded
+    assert not left
 
 
 def test_nbgraders_own_feedback_from_the_course_directory_hides_hidden_tests(graded):
