@@ -104,7 +104,10 @@ def interrupt_after_first_result(command, guard_seconds=600):
     """Start `command` and send it Ctrl-C (SIGINT) the moment it reports its first graded notebook
     (read from its output as it comes: no polling, so a busy machine cannot make the test miss it);
     (process, output, time sent)."""
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # as from a terminal: a test run started in the background (`make test &`) ignores SIGINT, and
+    # its children would inherit that
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines = []
     for line in process.stdout:
         lines.append(line)
