@@ -6,6 +6,7 @@ the same, and the reduced run skips cells. This runs every lesson once per case 
 is its own step: `make proof` (CI runs it after `make test`).
 The solved student notebooks are also run top to bottom, as a student would run them.
 """
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -45,10 +46,22 @@ def both_ways():
     return grade_cases(cases)
 
 
+# Functions that keep state between calls answer differently once the lesson's demonstrations have
+# called them too: the scores must agree, and the messages up to the numbers they quote.
+STATE_DEPENDENT = {"nb01_pair_counts_kept_between_calls", "nb02_pair_counts_kept_between_calls"}
+
+
+def without_numbers(tests):
+    return [{**t, "message": re.sub(r"\d+", "N", t["message"])} for t in tests]
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_the_reduced_run_grades_like_the_full_lesson(both_ways, case):
     reduced, full = both_ways[case.id, "reduced"], both_ways[case.id, "full"]
-    assert reduced["tests"] == full["tests"]
+    if case.id in STATE_DEPENDENT:
+        assert without_numbers(reduced["tests"]) == without_numbers(full["tests"])
+    else:
+        assert reduced["tests"] == full["tests"]
     assert set(reduced["ran"]) <= set(full["ran"])
     if isinstance(case, Solution):
         assert len(reduced["ran"]) < len(full["ran"]), "the reduced run skips no cell"
