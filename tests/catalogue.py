@@ -29,6 +29,9 @@ def grade_case(notebook: str, replace: dict, solved: bool = True, full: bool = F
 
 def grade_cases(cases: dict) -> dict:
     """{case id: (notebook, replace, solved, full)} → {case id: result}, on all cores."""
+    # the same string hashing in every worker: a mistake that iterates over a set of strings then gives
+    # its (wrong) answer in the same order in every case it is graded in
+    os.environ["PYTHONHASHSEED"] = "0"
     jobs = min(len(cases), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2) or 1
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {key: pool.submit(grade_case, *args) for key, args in cases.items()}
