@@ -22,9 +22,10 @@ import sys
 import time
 from pathlib import Path
 
+from course_code import load_course_code  # bench/ is the script's folder, first on sys.path
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "solutions" / "07_fast_bpe.ipynb"
-MARKERS = {"### BEGIN SOLUTION", "### END SOLUTION"}
 SOLUTIONS = ("train_fast", "encode_fast")
 NEEDED = ("GPT2_PATTERN", "pretokenize", "merge", "train_chunked", "encode_chunked", "token_bytes",
           "bytes_to_unicode", "train_fast", "encode_fast")
@@ -32,25 +33,6 @@ NEEDED = ("GPT2_PATTERN", "pretokenize", "merge", "train_chunked", "encode_chunk
 # Goals of the issue for the reference solution, reported (not asserted) next to the ratios.
 GOALS = {"train_chunked / train_fast": (">=", 20), "train_fast / HF tokenizers": ("<=", 2),
          "encode_fast / tiktoken": ("<=", 5)}
-
-
-def load_course_code(notebook: Path) -> dict:
-    """A namespace with the notebook's read-only cells and its train_fast / encode_fast solutions."""
-    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    namespace = {"__name__": "bpe_course_notebook_07"}
-    for cell in cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell["cell_type"] != "code" or not meta:
-            continue
-        given = meta.get("locked") and not meta.get("grade") and not meta.get("solution")
-        if given or meta.get("grade_id") in SOLUTIONS:
-            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-            source = "\n".join(line for line in source.splitlines() if line.strip() not in MARKERS)
-            exec(compile(source, f"{notebook.name}[{meta.get('grade_id')}]", "exec"), namespace)
-    missing = [name for name in NEEDED if name not in namespace]
-    if missing:
-        raise SystemExit(f"{notebook}: no {', '.join(missing)} in its read-only and solution cells")
-    return namespace
 
 
 def workload(n_bytes: int) -> str:
@@ -146,7 +128,7 @@ def main(argv=None) -> int:
     offline_tiktoken()
     import tiktoken
 
-    course = load_course_code(args.notebook)
+    course = load_course_code(args.notebook, SOLUTIONS, NEEDED)
     n_bytes, n_merges = (100_000, 200) if args.quick else (1_000_000, 750)
     text = workload(n_bytes)
     vocab_size = 256 + n_merges

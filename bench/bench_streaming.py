@@ -18,7 +18,6 @@ generator, so neither the stream nor a file is ever held in memory.
     .venv/bin/python bench/bench_streaming.py [--sizes 1,10,50] [--whole-up-to 10] [--quick] [--notebook PATH]
 """
 import argparse
-import json
 import os
 import platform
 import random
@@ -27,32 +26,14 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from course_code import load_course_code  # bench/ is the script's folder, first on sys.path
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "solutions" / "08_shipping_tokenizer.ipynb"
-MARKERS = {"### BEGIN SOLUTION", "### END SOLUTION"}
 SOLUTIONS = ("encode_iterable",)
 NEEDED = ("GPT2_PATTERN", "CACHE_LIMIT", "pretokenize", "encode_chunk", "encode_chunked", "train_chunked",
           "encode_iterable")
 MB = 10**6
-
-
-def load_course_code(notebook: Path) -> dict:
-    """A namespace with the notebook's read-only cells and its encode_iterable solution."""
-    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    namespace = {"__name__": "bpe_course_notebook_08"}
-    for cell in cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell["cell_type"] != "code" or not meta:
-            continue
-        given = meta.get("locked") and not meta.get("grade") and not meta.get("solution")
-        if given or meta.get("grade_id") in SOLUTIONS:
-            source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-            source = "\n".join(line for line in source.splitlines() if line.strip() not in MARKERS)
-            exec(compile(source, f"{notebook.name}[{meta.get('grade_id')}]", "exec"), namespace)
-    missing = [name for name in NEEDED if name not in namespace]
-    if missing:
-        raise SystemExit(f"{notebook}: no {', '.join(missing)} in its read-only and solution cells")
-    return namespace
 
 
 def generated_lines(corpus_lines: list, n_bytes: int, seed: int = 0):
@@ -99,7 +80,7 @@ def main(argv=None) -> int:
     sizes = [1.0, 2.0, 5.0] if args.quick else [float(s) for s in args.sizes.split(",")]
 
     from bpe_course import read_text
-    course = load_course_code(args.notebook)
+    course = load_course_code(args.notebook, SOLUTIONS, NEEDED)
     corpus = read_text("ru_tokenization.txt")
     corpus_lines = corpus.splitlines(keepends=True)
     merges = course["train_chunked"](corpus, 256 + 300)
