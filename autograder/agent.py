@@ -2,8 +2,9 @@
 
 The grader never runs a test in the student's process. It asks this agent for plain data —
 "what is `ANSWER_1`?", "call `merge` with these arguments" — and compares the answers itself.
-Requests and answers are JSON text (values in the format of `wire`). The agent lives in the
-student's process, so nothing depends on it being left alone: a student who replaces it can
+Requests and answers are JSON text (values in the format of `wire`). In a kernel they travel
+over a socket of their own (`serve_channel`): a run of requests costs one execution of the
+kernel, not one each, which is most of what a check costs. The agent lives in the student's process, so nothing depends on it being left alone: a student who replaces it can
 only change what their own functions appear to return, which they could do anyway.
 
 Each call runs under a CPU-time limit (ITIMER_PROF: CPU seconds, so a busy machine does not
@@ -14,11 +15,13 @@ This module uses only the standard library: the grader sends its source into the
 it is installed as the module `_bpe_agent` (with `wire` as `_bpe_wire`).
 """
 import json
+import os
 import signal
+import struct
 import sys
 import traceback
 
-MIME = "application/vnd.bpe-grader.v1+json"
+FRAME = struct.Struct(">II")   # a frame on the channel: sequence number, payload bytes; then the payload
 
 
 class CallTimedOut(BaseException):
@@ -26,14 +29,13 @@ class CallTimedOut(BaseException):
 
 
 class Agent:
-    def __init__(self, namespace: dict, wire, publish=None):
+    def __init__(self, namespace: dict, wire):
         self.namespace = namespace          # the notebook's globals
         self.wire = wire
-        self.publish = publish              # sends the answer to the grader (in a kernel)
         self.iterators: dict[int, object] = {}
 
-    def serve(self, request_text: str):
-        """Answer one request (JSON text); the answer is published and returned."""
+    def serve(self, request_text: str) -> str:
+        """Answer one request (JSON text) with JSON text."""
         try:
             request = json.loads(request_text)
             answer = getattr(self, "op_" + request["op"])(request)
@@ -41,10 +43,35 @@ class Agent:
             answer = {"timeout": True}
         except BaseException as e:  # the answer must always go out, whatever student code did
             answer = {"error": {"type": "AgentError", "message": f"{type(e).__name__}: {e}", "where": ""}}
-        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
-        if self.publish is not None:
-            self.publish(text)
-        return text
+        return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+
+    def serve_channel(self, fd: int) -> None:
+        """Answer the grader's framed requests on the socket `fd` until it sends an empty frame (the
+        grader then runs notebook cells again). The grader's interrupt while waiting ends it too."""
+        try:
+            while True:
+                header = read_exactly(fd, FRAME.size)
+                if header is None:
+                    return
+                sequence, size = FRAME.unpack(header)
+                if size == 0:
+                    return
+                request = read_exactly(fd, size)
+                if request is None:
+                    return
+                # lone surrogates cross as they are (a check may pass one, a wrong answer hold one)
+                answer = self.serve(request.decode("utf-8", "surrogatepass")).encode("utf-8", "surrogatepass")
+                # a whole frame or none: the grader's interrupt meanwhile is kept until it is sent
+                interrupts = []
+                previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupts.append(signum))
+                try:
+                    write_all(fd, FRAME.pack(sequence, len(answer)) + answer)
+                finally:
+                    signal.signal(signal.SIGINT, previous)
+                if interrupts:
+                    return
+        except KeyboardInterrupt:
+            return
 
     # -- operations ------------------------------------------------------------------------------
     def op_describe(self, request):
@@ -127,6 +154,24 @@ class Agent:
             return {"error": describe_exception(e)}
 
 
+def read_exactly(fd: int, size: int) -> bytes | None:
+    """`size` bytes from `fd`, or None at its end."""
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 class cpu_limit:
     """Raise CallTimedOut in this (main) thread after `seconds` of the process's CPU time."""
 
@@ -174,9 +219,8 @@ def is_notebook_code(filename: str) -> bool:
 
 
 def install(shell) -> Agent:
-    """Install the agent in a running IPython kernel (called by the grader before the notebook)."""
-    from IPython.display import publish_display_data
-    agent = Agent(shell.user_ns, sys.modules["_bpe_wire"],
-                  publish=lambda text: publish_display_data({MIME: text}))
+    """Install the agent in a running IPython kernel (called by the grader before the notebook);
+    its answers go back over the channel (`serve_channel`)."""
+    agent = Agent(shell.user_ns, sys.modules["_bpe_wire"])
     sys.modules["_bpe_agent"].agent = agent
     return agent

@@ -4,7 +4,9 @@ tests) this process.
 Both sessions do the same two things: run a cell of the notebook, and pass a request to the
 agent next to the notebook's names (`autograder.agent`), returning its answer as a parsed dict.
 `KernelSession` is the real thing — an IPython kernel started by `autograder.sandbox` and driven
-over Jupyter's messaging protocol; `LocalSession` runs the same cells and the same agent in this
+over Jupyter's messaging protocol, with the agent's requests on a socket pair of their own (one
+kernel execution serves a run of requests: a call costs a fraction of a millisecond, not the ~7 ms
+of an execution each); `LocalSession` runs the same cells and the same agent in this
 process, which makes the catalogue of student mistakes provable in seconds. Neither decides a
 grade: answers are checked by `autograder.remote` and compared by `autograder.evaluate`.
 """
@@ -13,6 +15,8 @@ import contextlib
 import io
 import json
 import queue
+import select
+import socket
 import subprocess
 import tempfile
 import time
@@ -31,6 +35,18 @@ from . import wire
 from .sandbox import Sandbox
 
 AGENT_FILES = (("_bpe_wire", wire.__file__), ("_bpe_agent", agent_module.__file__))
+
+
+def agent_error(message: str) -> dict:
+    return {"error": {"type": "AgentError", "message": message, "where": ""}}
+
+
+def parse_answer(data: bytes) -> dict:
+    try:
+        answer = json.loads(data.decode("utf-8", "surrogatepass"))
+    except (ValueError, RecursionError):
+        answer = None
+    return answer if isinstance(answer, dict) else agent_error("(ответ — не данные)")
 
 
 class KernelDied(RuntimeError):
@@ -107,6 +123,11 @@ class KernelSession(LoggingConfigurable):
         self.sandbox, self.slot = sandbox, slot
         self.km = self.kc = None
         self.dead: str | None = None          # why the kernel is gone, once it is
+        self.channel: socket.socket | None = None   # the grader's end of the agent's request channel
+        self.agent_fd = -1                    # the kernel's end, as a file descriptor in the kernel
+        self.serving: str | None = None       # msg_id of the execution in which the agent answers requests
+        self.broken: str | None = None        # why the channel carries no more answers
+        self.sequence = 0
         self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))   # short: unix sockets ≤ 107 chars
 
     # -- life cycle ------------------------------------------------------------------------------
@@ -120,9 +141,14 @@ class KernelSession(LoggingConfigurable):
                                        transport="ipc", ip=str(sockets / "kernel"),
                                        connection_file=str(self.folder / "connection.json"))
         log = self.folder / "kernel.log"
-        with open(log, "wb") as out:   # the kernel's own messages: for a start that fails
-            self.km.start_kernel(env=self.sandbox.launcher_env(), cwd=str(workdir), stdout=out, stderr=out,
-                                 stdin=subprocess.DEVNULL)
+        self.channel, kernel_end = socket.socketpair()
+        self.agent_fd = kernel_end.fileno()    # inherited under the same number
+        try:
+            with open(log, "wb") as out:   # the kernel's own messages: for a start that fails
+                self.km.start_kernel(env=self.sandbox.launcher_env(), cwd=str(workdir), stdout=out, stderr=out,
+                                     stdin=subprocess.DEVNULL, pass_fds=(self.agent_fd,))
+        finally:
+            kernel_end.close()
         self.kc = self.km.client()
         self.kc.start_channels()
         try:
@@ -152,6 +178,8 @@ class KernelSession(LoggingConfigurable):
 
     def close(self) -> None:
         try:
+            if self.channel is not None:
+                self.channel.close()
             if self.kc is not None:
                 self.kc.stop_channels()
             if self.km is not None and self.km.has_kernel:
@@ -180,30 +208,137 @@ class KernelSession(LoggingConfigurable):
         return self.execute(source, silent=False, timeout=self.cell_timeout)
 
     def request(self, request: dict, timeout: float) -> dict:
-        """Pass one request to the agent; its parsed answer (a dict), or {"timeout": "wall"}."""
-        text = json.dumps(request, ensure_ascii=False)
-        code = f"__import__('sys').modules['_bpe_agent'].agent.serve({text!r})"
-        answers = []
-        run = self.execute(code, silent=True, timeout=timeout, answers=answers)
-        if run.error and run.error[0] == "Timeout":
-            return {"timeout": "wall"}
-        if not answers:
-            problem = f"{run.error[0]}: {run.error[1]}" if run.error else "ответа нет"
-            return {"error": {"type": "AgentError", "message": f"(агент проверки в ядре не ответил: {problem})",
-                              "where": ""}}
-        if len(answers[0]) > self.max_answer_chars:
-            return {"error": {"type": "AgentError", "message": "(ответ слишком большой)", "where": ""}}
-        try:
-            answer = json.loads(answers[0])
-        except (ValueError, RecursionError):
-            return {"error": {"type": "AgentError", "message": "(ответ — не данные)", "where": ""}}
-        return answer if isinstance(answer, dict) else {"error": {"type": "AgentError",
-                                                                  "message": "(ответ — не данные)", "where": ""}}
+        """Pass one request to the agent; its parsed answer (a dict), or {"timeout": "wall"}.
 
-    # -- the protocol ----------------------------------------------------------------------------
-    def execute(self, code: str, silent: bool, timeout: float, answers: list | None = None) -> CellRun:
+        Requests go over the channel while the agent serves it, in one execution of the kernel
+        that lasts until the grader runs a cell again (`stop_serving`)."""
         if self.dead:
             raise KernelDied(self.dead)
+        if self.broken:
+            return agent_error(self.broken)
+        if self.serving is None:
+            self.serving = self.kc.execute(f"__import__('sys').modules['_bpe_agent'].agent.serve_channel("
+                                           f"{self.agent_fd})", silent=True, store_history=False,
+                                           allow_stdin=False, stop_on_error=False)
+        self.discard_unasked()
+        self.sequence += 1
+        payload = json.dumps(request, ensure_ascii=False).encode("utf-8", "surrogatepass")   # lone surrogates too
+        deadline, interrupted = time.monotonic() + timeout, False
+        try:
+            self.channel.settimeout(timeout)
+            self.channel.sendall(agent_module.FRAME.pack(self.sequence, len(payload)) + payload)
+        except OSError:           # the agent does not read: it will not answer either
+            self.broken = "(агент проверки в ядре не принимает запросы)"
+            return agent_error(self.broken)
+        while True:
+            now = time.monotonic()
+            if now > deadline:
+                if interrupted:
+                    self.kill(f"ядро Python не остановилось после прерывания (лимит {timeout:g} с)")
+                    raise KernelStuck(self.dead)
+                self.km.interrupt_kernel()
+                interrupted, deadline = True, now + self.interrupt_grace
+            if select.select([self.channel], [], [], min(0.2, max(deadline - now, 0)))[0]:
+                frame = self.read_frame(deadline)
+                if frame is None:
+                    return agent_error(self.broken)
+                sequence, data = frame
+                if sequence != self.sequence:
+                    continue              # an answer to a request given up on, or not asked for
+                return {"timeout": "wall"} if interrupted else parse_answer(data)
+            self.check_alive()
+            ended = self.serving_ended()
+            if ended is not None:
+                return {"timeout": "wall"} if interrupted else agent_error(f"(агент проверки в ядре не ответил: {ended})")
+
+    def read_frame(self, deadline: float) -> tuple[int, bytes] | None:
+        """One answer frame; None (and the channel broken) when it is too big, cut or late."""
+        try:
+            self.channel.settimeout(max(deadline - time.monotonic(), 0.01))
+            header = self.receive(agent_module.FRAME.size)
+            sequence, size = agent_module.FRAME.unpack(header)
+            if size > self.max_answer_chars:
+                self.broken = "(ответ слишком большой)"
+                return None
+            return sequence, self.receive(size)
+        except (OSError, EOFError):
+            self.check_alive(wait=self.interrupt_grace)    # a closed channel: most likely a dead kernel
+            self.broken = "(агент проверки в ядре ответил не полностью)"
+            return None
+
+    def receive(self, size: int) -> bytes:
+        data = bytearray()
+        while len(data) < size:
+            chunk = self.channel.recv(min(size - len(data), 1 << 20))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return bytes(data)
+
+    def discard_unasked(self) -> None:
+        """Bytes nobody asked for (the agent answers only requests) are dropped."""
+        self.channel.setblocking(False)
+        try:
+            while self.channel.recv(1 << 20):
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError as e:
+            self.broken = f"(канал агента проверки закрыт: {e})"
+
+    def serving_ended(self) -> str | None:
+        """If the execution serving the channel has ended: how (else None)."""
+        error = None
+        while True:
+            try:
+                msg = self.kc.get_iopub_msg(timeout=0)
+            except queue.Empty:
+                return None
+            if msg["parent_header"].get("msg_id") != self.serving:
+                continue
+            kind, content = msg["header"]["msg_type"], msg["content"]
+            if kind == "error":
+                error = f"{content.get('ename')}: {content.get('evalue')}"
+            if kind == "status" and content["execution_state"] == "idle":
+                self.serving = None
+                self.drain_shell()
+                return error or "приём запросов остановлен"
+
+    def check_alive(self, wait: float = 0) -> None:
+        """Raise KernelDied if the kernel is gone (or goes within `wait` seconds)."""
+        deadline = time.monotonic() + wait
+        while True:
+            if not self.km.is_alive():
+                self.dead = "ядро Python остановилось (os._exit, сбой, нехватка памяти или процессорного времени)"
+                raise KernelDied(self.dead)
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.05)
+
+    def stop_serving(self) -> None:
+        """End the agent's execution (an empty frame), so that the next cell can run."""
+        try:
+            self.channel.settimeout(self.interrupt_grace)
+            self.channel.sendall(agent_module.FRAME.pack(0, 0))
+        except OSError:
+            pass
+        deadline, interrupted = time.monotonic() + self.interrupt_grace, False
+        while self.serving_ended() is None:
+            self.check_alive()
+            if time.monotonic() > deadline:
+                if interrupted:
+                    self.kill("агент проверки в ядре не вернул управление")
+                    raise KernelStuck(self.dead)
+                self.km.interrupt_kernel()
+                interrupted, deadline = True, time.monotonic() + self.interrupt_grace
+            time.sleep(0.005)
+
+    # -- the protocol ----------------------------------------------------------------------------
+    def execute(self, code: str, silent: bool, timeout: float) -> CellRun:
+        if self.dead:
+            raise KernelDied(self.dead)
+        if self.serving is not None:
+            self.stop_serving()
         msg_id = self.kc.execute(code, silent=silent, store_history=not silent, allow_stdin=False,
                                  stop_on_error=False)
         outputs = LimitedOutputs(self.max_output_chars)
@@ -230,9 +365,6 @@ class KernelSession(LoggingConfigurable):
             kind, content = msg["header"]["msg_type"], msg["content"]
             if kind == "status" and content["execution_state"] == "idle":
                 break
-            if answers is not None and kind == "display_data" and agent_module.MIME in content.get("data", {}):
-                answers.append(content["data"][agent_module.MIME])
-                continue
             if kind == "error":
                 run.error = (content["ename"], content["evalue"])
             if not silent:

@@ -64,8 +64,6 @@ ANSWER_1, ANSWER_2, ANSWER_3 = Number(0), Number(0), type("S", (str,), {"__eq__"
     # fake the grader's agent: answers that are not data, nested too deep, or huge
     "forge_agent": '''
 import sys, json
-from IPython.display import publish_display_data
-MIME = "application/vnd.bpe-grader.v1+json"
 answers = iter([{"value": {"X": 1}}, {"names": "all"}, [1, 2], {"value": {"D": [[{"L": []}, 1]]}},
                 {"value": "[" * 100000}, {"iterator": 999}, {"stop": True}, {"error": "boom"}])
 def serve(text):
@@ -73,14 +71,42 @@ def serve(text):
         answer = next(answers)
     except StopIteration:
         answer = {"value": {"D": []}}
-    publish_display_data({MIME: json.dumps(answer)})
+    return json.dumps(answer)
 sys.modules["_bpe_agent"].agent.serve = serve
 ''',
     "forge_deep_json": '''
 import sys
-from IPython.display import publish_display_data
-sys.modules["_bpe_agent"].agent.serve = lambda text: publish_display_data(
-    {"application/vnd.bpe-grader.v1+json": '{"value":' + '{"L":[' * 200000 + ']}' * 200000 + '}'})
+sys.modules["_bpe_agent"].agent.serve = lambda text: '{"value":' + '{"L":[' * 200000 + ']}' * 200000 + '}'
+''',
+    # write to the agent's channel directly: answers before any request, a frame that never
+    # ends, a frame bigger than allowed
+    "forge_channel": '''
+import os, socket, stat, struct, json
+def channels():   # unnamed unix stream sockets: a socketpair's end (ZeroMQ's are bound to paths)
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if not stat.S_ISSOCK(os.fstat(int(name)).st_mode):
+                continue
+            probe = socket.socket(fileno=os.dup(int(name)))
+            unnamed = probe.family == socket.AF_UNIX and not probe.getsockname()
+            probe.close()
+            if unnamed:
+                yield int(name)
+        except OSError:
+            pass
+forged = json.dumps({"value": {"X": 1}}).encode()
+for fd in channels():
+    try:
+        os.set_blocking(fd, False)
+        for sequence in range(1, 200):
+            os.write(fd, struct.pack(">II", sequence, len(forged)) + forged)
+        os.write(fd, struct.pack(">II", 1, 2**31))
+    except OSError:
+        pass
+def count_pairs(corpus):   # while the agent answers: a frame too big to accept
+    for fd in channels():
+        os.write(fd, struct.pack(">II", 1, 2**31))
+    return {("а", "б"): 1}
 ''',
     "deep_value": '''
 def deep():

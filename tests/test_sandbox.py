@@ -60,6 +60,29 @@ def test_values_and_errors_come_back_as_plain_data(kernel):
     assert list(bound["gen"]()) == ["а", "б"]
 
 
+def test_calls_and_cells_take_turns_and_a_calls_output_stays_out_of_the_cells(kernel):
+    define(kernel, "calls = []\ndef twice(x):\n    print('inside', x)\n    calls.append(x)\n    return x * 2")
+    remote = Remote(kernel)
+    assert [remote.call("twice", (i,), {}) for i in range(100)] == [2 * i for i in range(100)]
+    run = kernel.run_cell("print(len(calls))")
+    assert run.error is None and [o.text for o in run.outputs] == ["100\n"]
+    assert remote.call("twice", ("a\ud800",), {}) == "a\ud800a\ud800"     # lone surrogates cross both ways
+
+
+def test_a_frame_nobody_asked_for_is_dropped_and_a_huge_one_ends_the_answers(kernel):
+    define(kernel, "import os, struct\nFD = [int(n) for n in os.listdir('/proc/self/fd')]\n"
+                   "def ok():\n    return 1\n"
+                   "def forge(fd, size):\n    os.write(fd, struct.pack('>II', 2, size))\n    return 0")
+    remote = Remote(kernel)
+    kernel.run_cell(f"os.write({kernel.agent_fd}, struct.pack('>II', 1, 2) + b'{{}}')")   # before any request
+    assert remote.call("ok", (), {}) == 1
+    with pytest.raises(Exception, match="ответ слишком большой"):
+        remote.call("forge", (kernel.agent_fd, 2**31), {})
+    with pytest.raises(Exception, match="ответ слишком большой"):
+        remote.call("ok", (), {})            # the channel carries nothing more from this kernel
+    assert kernel.run_cell("print(2)").outputs[0].text == "2\n"   # cells still run
+
+
 @pytest.mark.parametrize("mode", ["limits", "off"])
 def test_without_bubblewrap_the_kernel_still_grades_with_a_clean_environment(mode, monkeypatch):
     monkeypatch.setenv("INSTRUCTOR_TOKEN", "not-for-students")
