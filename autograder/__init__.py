@@ -13,3 +13,11 @@ zips), `report` (grades.csv and friends), `course` (the course notebooks and the
 course), `release` (solutions/ → notebooks/), `simulate` and `demo` (example students), and
 `cli` (`python -m autograder release | grade | merge | check | demo`).
 """
+import sys
+
+# jsonschema (which nbformat and nbgrader import) loads rfc3987_syntax when it is installed (Jupyter's
+# jupyter-events pulls it in), and that module builds 38 parsers as it is imported: about a second of
+# CPU in every grader process and every `check`. No schema read here checks IRI formats, so the
+# grader's processes go without it (None in sys.modules makes the import fail; jsonschema then
+# leaves those formats unchecked). JupyterLab and the student's kernel are not affected.
+sys.modules.setdefault("rfc3987_syntax", None)
