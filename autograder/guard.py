@@ -37,6 +37,9 @@ SUSPICIOUS_NAMES = {
     "eval": "выполняет код из строки",
 }
 PROTECTED_MODULES = ("bpe_course", "sys.modules", "importlib", "IPython")
+SUSPICIOUS_TEXT = {
+    "/proc/self/fd": "ищет открытые файлы и сокеты ядра (канал агента проверки)",
+}
 
 
 def _parse(source: str):
@@ -56,6 +59,10 @@ def suspicious_lines(source: str) -> list[str]:
     for tok in tokens:
         if tok.type == tokenize.NAME and tok.string in SUSPICIOUS_NAMES:
             found.append(f"строка {tok.start[0]}: `{tok.line.strip()}` — {SUSPICIOUS_NAMES[tok.string]}")
+        if tok.type == tokenize.STRING:
+            for text, why in SUSPICIOUS_TEXT.items():
+                if text in tok.string:
+                    found.append(f"строка {tok.start[0]}: `{tok.line.strip()}` — {why}")
     tree = _parse(source)
     if tree is not None:
         for node in ast.walk(tree):

@@ -207,7 +207,7 @@ def test_student_code_runs_unprivileged_without_network_or_host_files(graded, li
 
 def test_the_guard_reports_tampering_for_review_without_deciding_the_grade(graded):
     results, _, _, run, *_ = graded
-    for student in ("attack_patch_checks", "attack_patch_builtins", "attack_hide_tracebacks"):
+    for student in ("attack_patch_checks", "attack_patch_builtins", "attack_hide_tracebacks", "attack_forge_channel"):
         r = results[student, NB]
         assert r["status"] == "graded" and r["review"], r
     assert "For review" in run.stdout
