@@ -4,8 +4,9 @@ The grader never runs a test in the student's process. It asks this agent for pl
 "what is `ANSWER_1`?", "call `merge` with these arguments" — and compares the answers itself.
 Requests and answers are JSON text (values in the format of `wire`). In a kernel they travel
 over a socket of their own (`serve_channel`): a run of requests costs one execution of the
-kernel, not one each, which is most of what a check costs. The agent lives in the student's process, so nothing depends on it being left alone: a student who replaces it can
-only change what their own functions appear to return, which they could do anyway.
+kernel, not one each, which is most of what a check costs. The agent lives in the student's
+process, so nothing depends on it being left alone: a student who replaces it can only change
+what their own functions appear to return, which they could do anyway.
 
 Each call runs under a CPU-time limit (ITIMER_PROF: CPU seconds, so a busy machine does not
 make a correct solution time out); the grader keeps a generous wall-clock limit of its own for

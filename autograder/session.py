@@ -114,7 +114,8 @@ class KernelSession(LoggingConfigurable):
     interrupt_grace = Float(10, help="Seconds an interrupted cell or call may take to stop before the kernel "
                             "is killed.").tag(config=True)
     max_output_chars = Integer(200_000, help="Output kept per cell; the rest is cut with a note.").tag(config=True)
-    max_answer_chars = Integer(16 * 2**20, help="The largest answer the agent may send for one request "
+    max_answer_chars = Integer(16 * 2**20, help="The largest answer (bytes) the agent may send for one request; "
+                               "a bigger one ends the answers from that kernel "
                                "(the course's largest honest answer, a big merge table, is about 2 MB)."
                                ).tag(config=True)
 
@@ -214,13 +215,13 @@ class KernelSession(LoggingConfigurable):
         that lasts until the grader runs a cell again (`stop_serving`)."""
         if self.dead:
             raise KernelDied(self.dead)
+        self.discard_unasked()
         if self.broken:
             return agent_error(self.broken)
         if self.serving is None:
             self.serving = self.kc.execute(f"__import__('sys').modules['_bpe_agent'].agent.serve_channel("
                                            f"{self.agent_fd})", silent=True, store_history=False,
                                            allow_stdin=False, stop_on_error=False)
-        self.discard_unasked()
         self.sequence += 1
         payload = json.dumps(request, ensure_ascii=False).encode("utf-8", "surrogatepass")   # lone surrogates too
         deadline, interrupted = time.monotonic() + timeout, False
@@ -233,11 +234,8 @@ class KernelSession(LoggingConfigurable):
         while True:
             now = time.monotonic()
             if now > deadline:
-                if interrupted:
-                    self.kill(f"ядро Python не остановилось после прерывания (лимит {timeout:g} с)")
-                    raise KernelStuck(self.dead)
-                self.km.interrupt_kernel()
-                interrupted, deadline = True, now + self.interrupt_grace
+                deadline = self.overdue(interrupted, f"ядро Python не остановилось после прерывания (лимит {timeout:g} с)")
+                interrupted, now = True, time.monotonic()
             if select.select([self.channel], [], [], min(0.2, max(deadline - now, 0)))[0]:
                 frame = self.read_frame(deadline)
                 if frame is None:
@@ -326,12 +324,17 @@ class KernelSession(LoggingConfigurable):
         while self.serving_ended() is None:
             self.check_alive()
             if time.monotonic() > deadline:
-                if interrupted:
-                    self.kill("агент проверки в ядре не вернул управление")
-                    raise KernelStuck(self.dead)
-                self.km.interrupt_kernel()
-                interrupted, deadline = True, time.monotonic() + self.interrupt_grace
+                deadline, interrupted = self.overdue(interrupted, "агент проверки в ядре не вернул управление"), True
             time.sleep(0.005)
+
+    def overdue(self, interrupted: bool, reason: str) -> float:
+        """A deadline has passed: the first time the kernel is interrupted and gets `interrupt_grace`
+        more seconds (the new deadline is returned); the second time it is killed."""
+        if interrupted:
+            self.kill(reason)
+            raise KernelStuck(self.dead)
+        self.km.interrupt_kernel()
+        return time.monotonic() + self.interrupt_grace
 
     # -- the protocol ----------------------------------------------------------------------------
     def execute(self, code: str, silent: bool, timeout: float) -> CellRun:
@@ -343,22 +346,15 @@ class KernelSession(LoggingConfigurable):
                                  stop_on_error=False)
         outputs = LimitedOutputs(self.max_output_chars)
         run = CellRun()
-        deadline, interrupted = time.monotonic() + timeout, None
+        deadline, interrupted = time.monotonic() + timeout, False
         while True:
-            now = time.monotonic()
-            if now > deadline:
-                if interrupted is None:
-                    self.km.interrupt_kernel()
-                    interrupted, deadline = now, now + self.interrupt_grace
-                else:
-                    self.kill(f"ядро Python не остановилось после прерывания (лимит {timeout:g} с)")
-                    raise KernelStuck(self.dead)
+            if time.monotonic() > deadline:
+                deadline = self.overdue(interrupted, f"ядро Python не остановилось после прерывания (лимит {timeout:g} с)")
+                interrupted = True
             try:
                 msg = self.kc.get_iopub_msg(timeout=0.2)
             except queue.Empty:
-                if not self.km.is_alive():
-                    self.dead = "ядро Python остановилось (os._exit, сбой, нехватка памяти или процессорного времени)"
-                    raise KernelDied(self.dead) from None
+                self.check_alive()
                 continue
             if msg["parent_header"].get("msg_id") != msg_id:
                 continue
@@ -371,7 +367,7 @@ class KernelSession(LoggingConfigurable):
                 outputs.add(msg)
         self.drain_shell()
         run.outputs = outputs.outputs
-        if interrupted is not None:
+        if interrupted:
             run.error = ("Timeout", f"{timeout:g}")
         return run
 

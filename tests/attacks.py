@@ -78,8 +78,8 @@ sys.modules["_bpe_agent"].agent.serve = serve
 import sys
 sys.modules["_bpe_agent"].agent.serve = lambda text: '{"value":' + '{"L":[' * 200000 + ']}' * 200000 + '}'
 ''',
-    # write to the agent's channel directly: answers before any request, a frame that never
-    # ends, a frame bigger than allowed
+    # write to the agent's channel directly: forged answers before any request, and a frame bigger
+    # than allowed, before any request and from inside a call
     "forge_channel": '''
 import os, socket, stat, struct, json
 def channels():   # unnamed unix stream sockets: a socketpair's end (ZeroMQ's are bound to paths)
