@@ -1,10 +1,11 @@
 """Put a submission back into the course's shape before it is graded.
 
 Students delete, edit, move and re-tag cells. Whatever they did, the graded notebook has the
-course's test cells and read-only cells, with their original metadata, each right after the cell
-that precedes it in the course notebook; the student's answers (solution cells, matched by
-grade_id) and their own extra cells are kept in their order. nbgrader then restores the test
-sources (hidden tests included) from the gradebook.
+course's cells — the student's answers (solution cells, matched by grade_id), the course's own
+read-only cells and test cells with their original metadata — in the course's order; the lesson
+cells and the student's own cells are kept, each after the course cell it follows in the
+submission. The grader takes the test sources (hidden tests included) from the course, never
+from the submission.
 """
 import copy
 
@@ -33,51 +34,51 @@ def is_test(cell) -> bool:
 
 
 def restore_course_cells(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of `submitted` in which every cell of the course is where the course put it."""
+    """A copy of `submitted` with the course's cells in the course's order.
+
+    The course's cells (solutions, given read-only cells, tests) come in the order of the course
+    notebook, whatever the student moved: the student's answer in each solution cell, the course's
+    own copy of every other one (a deleted answer becomes the stub). Every other cell — the
+    lesson's text and demonstrations, the student's own cells — stays after the course cell it
+    follows in the submission, in the submission's order. So moving a cell never moves a given
+    cell below the tests that need it, nor a test above the code it checks."""
     originals = {grade_id(c): c for c in release.cells if grade_id(c)}
     course_ids = {c.get("id") for c in originals.values()}
-    kept, answered = [], set()
+    answers, after, anchor = {}, {None: []}, None
     for cell in submitted.cells:
         g = grade_id(cell)
-        if g in originals and is_solution(originals[g]) and g not in answered:
-            cell = copy.deepcopy(cell)                     # the student's answer, with the course's metadata
-            cell.cell_type = originals[g].cell_type
-            cell.metadata = copy.deepcopy(originals[g].metadata)
-            cell["id"] = originals[g].get("id", cell.get("id"))
-            if cell.cell_type == "code":
-                cell.setdefault("outputs", [])
-                cell.setdefault("execution_count", None)
-            kept.append(cell)
-            answered.add(g)
+        if g in originals:
+            if is_solution(originals[g]) and g not in answers:
+                answers[g] = answer_cell(cell, originals[g])
+            anchor = g
         elif g is None and not nbgrader_meta(cell):
             cell = copy.deepcopy(cell)                     # a lesson cell or the student's own
             if cell.get("id") in course_ids:               # e.g. a test cell stripped of its tags
-                cell["id"] = f"student-{len(kept)}"
-            kept.append(cell)
-        # anything else (a test or read-only cell, a duplicate, a forged id) comes from the course
+                cell["id"] = f"student-{sum(map(len, after.values()))}"
+            after.setdefault(anchor, []).append(cell)
+        # anything else (a duplicate, a forged grade_id, a cell with odd nbgrader metadata) is dropped:
+        # the course's copy takes its place
 
-    # every other course cell (tests, read-only cells, deleted answers as stubs) goes right after
-    # the cell that precedes it in the course notebook, if the student still has that cell
-    placed = {c.get("id") for c in kept} | {c.get("id") for c in release.cells if grade_id(c) and grade_id(c) not in answered}
-    followers, previous = {}, None
-    for cell in release.cells:
-        if grade_id(cell) and grade_id(cell) not in answered:
-            followers.setdefault(previous, []).append(cell)
-        if cell.get("id") in placed:
-            previous = cell.get("id")
-
-    def chain(anchor):
-        for cell in followers.get(anchor, []):
-            yield copy.deepcopy(cell)
-            yield from chain(cell.get("id"))
-
-    cells, done = list(chain(None)), set()
-    for cell in kept:
-        cells.append(cell)
-        if cell.get("id") not in done:
-            done.add(cell.get("id"))
-            cells.extend(chain(cell.get("id")))
+    cells = list(after[None])
+    for original in release.cells:
+        g = grade_id(original)
+        if g is None:
+            continue
+        cells.append(answers.get(g) or copy.deepcopy(original))
+        cells.extend(after.get(g, []))
     notebook = copy.deepcopy(submitted)
     notebook.cells = cells
     notebook.metadata = copy.deepcopy(release.metadata)
     return notebook
+
+
+def answer_cell(cell, original):
+    """The student's answer with the course's metadata and id."""
+    cell = copy.deepcopy(cell)
+    cell.cell_type = original.cell_type
+    cell.metadata = copy.deepcopy(original.metadata)
+    cell["id"] = original.get("id", cell.get("id"))
+    if cell.cell_type == "code":
+        cell.setdefault("outputs", [])
+        cell.setdefault("execution_count", None)
+    return cell

@@ -49,3 +49,16 @@ def test_odd_metadata_is_read_as_a_plain_cell(tmp_path):
 def test_code_the_planner_cannot_read_simply_runs():
     assert analyse("x = " + "(" * 10_000 + ")" * 10_000).doubtful
     assert analyse("y = " + "[" * 5000 + "]" * 5000).doubtful
+
+
+def test_a_guard_that_fails_is_listed_for_review_not_swallowed(tmp_path, monkeypatch):
+    import autograder.sanitize as sanitize_module
+    from autograder.course import CourseNotebook
+    from autograder.simulate import submission, write
+
+    def broken_scan(notebook, release):
+        raise RecursionError("maximum recursion depth exceeded")
+    monkeypatch.setattr(sanitize_module, "tampering", broken_scan)
+    path = write(submission("01_hand_example"), tmp_path / "01_hand_example.ipynb")
+    _, review = sanitize_module.sanitize(path, CourseNotebook.load("01_hand_example").release)
+    assert len(review) == 1 and "RecursionError" in review[0] and "прочитайте код" in review[0]
