@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed
 
-.PHONY: setup test proof demo release lab bench bench-grading clean
+.PHONY: setup test test-quick check-notebook proof demo release lab bench bench-grading clean
 
 setup: $(STAMP)
 
@@ -17,7 +17,17 @@ $(STAMP): requirements.txt pyproject.toml
 test: $(STAMP)     ## the project's tests (what CI runs)
 	$(PY) -m pytest
 
-proof: $(STAMP)    ## the slow proofs: every lesson run whole, for every catalogued case (CI runs it too)
+test-quick: $(STAMP)  ## seconds, for the edit–run loop: the codec, the cell analysis, sanitizing, course order, release
+	$(PY) -m pytest -n0 -q tests/test_wire.py tests/test_plan.py tests/test_helpers.py tests/test_sanitize.py \
+		tests/test_course_order.py tests/test_release.py tests/test_project.py
+
+NB ?= 01
+check-notebook: $(STAMP)  ## one notebook while you write it: make check-notebook NB=02 (release, its catalogue)
+	$(PY) -m autograder release
+	$(PY) -m pytest -q tests/test_catalogue.py tests/test_release.py tests/test_course_order.py tests/test_cost_once.py \
+		-k "$(NB)_ or nb$(NB)_"
+
+proof: $(STAMP)    ## the slow proofs: every lesson run whole, solved and untouched (CI runs it too)
 	$(PY) -m pytest -m proof
 
 demo: $(STAMP)     ## autograde the bundled example class into demo-output/

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 CONFIG = Path(__file__).with_name("nbgrader_config.py")
+DEMO_TAG = "demo"    # a lesson cell that grading may skip while the student left it unchanged
 
 
 class CourseError(RuntimeError):
@@ -41,6 +42,11 @@ class TestCell:
     points: float
 
 
+def is_demo(cell) -> bool:
+    tags = cell.get("metadata", {}).get("tags")
+    return isinstance(tags, list) and DEMO_TAG in tags
+
+
 class CourseNotebook:
     """One notebook of the course as the grader needs it: its tests (hidden parts included, from
     the source notebook), its given cells, and the student version submissions are compared to."""
@@ -58,6 +64,14 @@ class CourseNotebook:
         source = nbformat.read(str(solutions / f"{name}.ipynb"), as_version=4)
         student = nbformat.read(str(release or NOTEBOOKS / f"{name}.ipynb"), as_version=4)
         return cls(name, source, student)
+
+    @cached_property
+    def demo_sources(self) -> frozenset:
+        """The sources of the lesson cells the author tagged `demo` in solutions/: demonstrations,
+        plots and benchmarks that no grade depends on. Grading skips such a cell only while its source
+        is exactly the course's (the student's tags and metadata are never read for this)."""
+        return frozenset(c.source for c in self.source.cells
+                         if c.cell_type == "code" and not nbgrader_meta(c) and is_demo(c))
 
     @cached_property
     def test_reads(self) -> set:

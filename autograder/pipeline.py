@@ -1,8 +1,11 @@
-"""Grading one notebook: sanitize → plan → execute (kernel) and evaluate (grader) → result.
+"""Grading one notebook: sanitize → execute (kernel) and evaluate (grader) → result.
 
-- sanitize: the submitted file becomes a notebook in the course's shape (autograder.sanitize);
-- plan: the cells a grade needs (autograder.plan); the rest of the lesson is not run, and
-  nothing after the last test cell ever runs (it cannot change a grade);
+- sanitize: the submitted file becomes a notebook in the course's shape (autograder.sanitize):
+  the course's cells in the course's order;
+- which cells run is declared, not inferred: every cell up to the last test runs, except the
+  lesson's demonstrations that the author tagged `demo` in solutions/ and the student left
+  unchanged (a demonstration still runs when a cell that runs reads what it defines:
+  autograder.plan); nothing after the last test cell ever runs (it cannot change a grade);
 - execute: those cells run, in order, in the student's sandboxed kernel (autograder.session);
 - evaluate: at each test cell's place, the course's test runs here, in the grader, against
   plain data from the kernel (autograder.evaluate);
@@ -44,8 +47,9 @@ class NotebookGrader(LoggingConfigurable):
 
     notebook_timeout = Integer(600, help="Wall-clock seconds for the whole notebook; the cells and tests left "
                                "after that are not run (those before keep their points).").tag(config=True)
-    run_only_needed = Bool(True, help="Run only the cells the graded checks depend on (autograder.plan); "
-                           "False runs every cell of the lesson up to its last test.").tag(config=True)
+    run_only_needed = Bool(True, help="Skip the lesson's unchanged demonstrations (cells tagged `demo` in "
+                           "solutions/ that nothing run reads); False runs every cell of the lesson up to "
+                           "its last test.").tag(config=True)
 
     def __init__(self, evaluator: Evaluator | None = None, **kwargs):
         super().__init__(**kwargs)
@@ -68,24 +72,34 @@ class NotebookGrader(LoggingConfigurable):
         graded.result.review = review
         return graded
 
-    def run(self, course: CourseNotebook, notebook: NotebookNode, session, student: str) -> Graded:
-        cells = notebook.cells
+    def cells_to_run(self, course: CourseNotebook, cells: list) -> tuple[set, int, dict]:
+        """(indexes of the code cells to run, the index of the last test, each code cell's analysis).
+
+        Every cell up to the last test runs but the course's own demonstrations as the course wrote
+        them (tagged `demo` in solutions/, source unchanged): the student's cells, solutions, given
+        cells and any lesson cell the student changed always run. A demonstration still runs when a
+        cell that runs, or a test, reads what it defines (autograder.plan); for the course's own
+        solutions that is an authoring error (tests/test_project.py). A cell after the last test
+        cannot change a grade: it never runs (in the full lesson either)."""
         codes = {i: analyse(c.source) for i, c in enumerate(cells) if c.cell_type == "code" and not is_test(c)}
         order = sorted(codes)
-        always = {order.index(i) for i in order if grade_id(cells[i])}   # solutions and given cells
+        last_test = max((i for i, c in enumerate(cells) if c.cell_type == "code" and is_test(c)
+                         and grade_id(c) in course.tests), default=-1)
+        if not self.run_only_needed:
+            return set(order), last_test, codes
+        always = {k for k, i in enumerate(order)
+                  if i < last_test and (grade_id(cells[i]) or cells[i].source not in course.demo_sources)}
         wanted = course.test_reads | set().union(*(analyse(course.given[g]).reads for g in course.given_in_grader))
-        if self.run_only_needed:
-            needed = {order[k] for k in needed_cells([codes[i] for i in order], always, wanted)}
-        else:
-            needed = set(order)
+        return {order[k] for k in needed_cells([codes[i] for i in order], always, wanted)}, last_test, codes
+
+    def run(self, course: CourseNotebook, notebook: NotebookNode, session, student: str) -> Graded:
+        cells = notebook.cells
+        needed, last_test, codes = self.cells_to_run(course, cells)
 
         remote = self.evaluator.remote(session)
         given_ns = {"__name__": "__main__", "__builtins__": builtins}
         errors: dict[str, str] = {}          # grade_id of a solution cell → the error it ended with
         tests, ran, stopped = [], set(), None
-        # a cell after the last test cannot change a grade: it never runs (in the full lesson either)
-        last_test = max((i for i, c in enumerate(cells) if c.cell_type == "code" and is_test(c)
-                         and grade_id(c) in course.tests), default=-1)
         deadline = time.monotonic() + self.notebook_timeout
         for i, cell in enumerate(cells):
             if cell.cell_type != "code":

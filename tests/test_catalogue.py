@@ -3,9 +3,9 @@
 For each notebook: the solution scores full marks, the untouched student notebook scores 0 and
 every exercise says it is not written yet, each catalogued mistake (tests/mistakes/) loses points
 in the test meant to catch it with a message that names the problem, each alternative correct
-solution scores full marks. That running only the cells the checks need gives the same scores and
-messages as running the whole lesson is proven for every case by tests/test_proof.py (`make proof`):
-a whole lesson costs 1–30 s, too much to repeat here.
+solution scores full marks. Each case is graded as a class is: the lesson's demonstrations tagged
+`demo` are skipped, every other cell runs (tests/test_proof.py proves on the solutions and the
+untouched notebooks that skipping them changes no grade).
 """
 import nbformat
 import pytest

@@ -3,6 +3,8 @@
 One class of faulty submissions of notebook 01 is graded once (real command line, sandbox) with
 short limits. The tests before a fault keep their points; the tests after it say what happened.
 """
+import copy
+
 import pytest
 
 from autograder.sandbox import bwrap_works
@@ -35,6 +37,19 @@ def tampered():
     return notebook
 
 
+def answers_through_main():
+    """Honest but unusual: the quiz answers bound in an extra cell through `import __main__`, which no
+    analysis of names sees. The student's own cells always run, so they count."""
+    notebook = submission(NB, replace={"quiz_answers": "pass"})
+    quiz = index_of(notebook.cells, "quiz_answers")
+    extra = copy.deepcopy(notebook.cells[quiz])
+    extra.metadata, extra["id"] = {}, "student-main"
+    extra.source = "import __main__ as nb\n" + "\n".join(
+        "nb." + line for line in SOURCES["quiz_answers"].splitlines() if line.startswith("ANSWER"))
+    notebook.cells.insert(quiz + 1, extra)
+    return notebook
+
+
 FAULTS = {
     "kernel_killed": submission(NB, replace={"learn_merges": late("import os\nos._exit(1)")}),
     "sys_exit": submission(NB, replace={"learn_merges": late("import sys\nsys.exit(0)")}),
@@ -53,6 +68,7 @@ FAULTS = {
     "output_flood": submission(NB, replace={"quiz_answers": "print('спам ' * 2_000_000)\n"
                                             "for i in range(20_000):\n    print('спам', i)\n" + SOURCES["quiz_answers"]}),
     "tests_tampered": tampered(),
+    "answers_through_main": answers_through_main(),
 }
 
 
@@ -105,3 +121,9 @@ def test_moved_deleted_edited_and_retagged_tests_run_as_the_course_wrote_them(fa
     r = results["tests_tampered", NB]
     assert r["score"] == r["max_score"], r["message"]
     assert list(scores(r)) == list(scores(results["honest", NB]))   # every test ran, once, in order
+
+
+def test_answers_bound_through_main_in_an_extra_cell_count(faults):
+    results, _ = faults
+    r = results["answers_through_main", NB]
+    assert r["score"] == r["max_score"], r["message"]
