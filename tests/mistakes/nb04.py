@@ -450,9 +450,9 @@ def bytes_to_unicode():
     Mistake("nb04_quiz_rouble_before_last_byte", NB04, "quiz_answers",
             'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 5\nANSWER_3 = "ĉ"', "test_quiz_2", "последний байт"),
     Mistake("nb04_quiz_tab_shifted_by_value_plus_one", NB04, "quiz_answers",
-            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = chr(256 + 10)', "test_quiz_3", "chr(256 + 9)"),
+            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = chr(256 + 10)', "test_quiz_3", "с какого номера начинается их счёт"),
     Mistake("nb04_quiz_tab_stays_itself", NB04, "quiz_answers",
-            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = "\\t"', "test_quiz_3", "не из видимых"),
+            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = "\\t"', "test_quiz_3", "сколько таких же невидимых байтов"),
 ]
 
 ALTERNATIVES = [
