@@ -35,3 +35,23 @@ def test_a_mistake_in_a_helper_is_not_charged_again(graded, mistake):
     assert tests[caught_by]["score"] < tests[caught_by]["max_score"]          # it does cost points...
     for name in SPARED[mistake]:                                              # ...but only once
         assert tests[name]["score"] == tests[name]["max_score"], (name, tests[name]["message"])
+
+
+# Constant functions are not "consistent" with each other: helpers that learn nothing make the empty
+# table "right for them", and a trainer returning [] or {} would get the points for it (issue 20).
+CONSTANTS = {
+    "01_hand_example": {"count_pairs": "def count_pairs(corpus):\n    return {}",
+                        "merge_pair": "def merge_pair(corpus, pair):\n    return dict(corpus)",
+                        "learn_merges": "def learn_merges(word_freqs, num_merges):\n    return []"},
+    "02_byte_level_training": {"get_pair_counts": "def get_pair_counts(ids):\n    return {}",
+                               "merge": "def merge(ids, pair, new_id):\n    return list(ids)",
+                               "train_bpe": "def train_bpe(text, vocab_size):\n    return {}"},
+}
+
+
+@pytest.mark.parametrize("notebook", sorted(CONSTANTS))
+def test_constant_functions_score_zero(notebook):
+    graded = grade_cases({notebook: (notebook, CONSTANTS[notebook], True, False)})[notebook]
+    for t in graded["tests"]:
+        if not t["name"].startswith("test_quiz"):           # the quiz answers are the solution's
+            assert t["score"] == 0, (t["name"], t["message"])

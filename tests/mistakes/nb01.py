@@ -316,6 +316,40 @@ def count_pairs(corpus):
         for pair in zip(symbols, symbols[1:]):
             counts[pair] = counts.get(pair, 0) + 1
     return counts''', "test_learn_merges", "Сначала исправьте count_pairs"),
+    # issue 20: wrong code that had full marks, and messages that named the wrong cause
+    Mistake("nb01_merge_pair_compares_glued_text", NB01, "merge_pair", MERGE_PAIR.replace(
+        "(symbols[i], symbols[i + 1]) == pair", "symbols[i] + symbols[i + 1] == pair[0] + pair[1]"),
+        "test_merge_pair_hidden", "а не их склейку"),
+    Mistake("nb01_pair_counts_kept_between_calls_named_in_hidden", NB01, "count_pairs", '''
+counts = {}
+def count_pairs(corpus):
+    for symbols, freq in corpus.items():              # the dict outside the function keeps growing
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + freq
+    return dict(counts)''', "test_count_pairs_hidden", "словарь копится между ними"),
+    Mistake("nb01_skips_frequency_one_named_in_hidden", NB01, "learn_merges", '''
+def learn_merges(word_freqs, num_merges):
+    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
+    steps = []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        if counts[best] < 2:                           # a pair seen once "teaches nothing": stop
+            break
+        steps.append((best, counts[best]))
+        corpus = merge_pair(corpus, best)
+    return steps''', "test_learn_merges_hidden", "Пару с частотой 1 тоже склеивают"),
+    Mistake("nb01_constant_count_pairs", NB01, "count_pairs", '''
+def count_pairs(corpus):
+    return {}''', "test_count_pairs_hidden", "ожидалось"),
+    Mistake("nb01_constant_merge_pair", NB01, "merge_pair", '''
+def merge_pair(corpus, pair):
+    return dict(corpus)''', "test_merge_pair_hidden", "ожидалось"),
+    Mistake("nb01_constant_learn_merges", NB01, "learn_merges", '''
+def learn_merges(word_freqs, num_merges):
+    return []''', "test_learn_merges_hidden", "ожидалось"),
     # -- quiz --------------------------------------------------------------------------------------
     Mistake("nb01_quiz_steps_are_the_pair_frequency", NB01, "quiz_answers",
             QUIZ.replace("ANSWER_2 = 3", "ANSWER_2 = 7"), "test_quiz_2", "не число шагов"),

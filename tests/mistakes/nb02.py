@@ -247,6 +247,19 @@ def get_pair_counts(ids):
     for pair in zip(ids, ids[1:]):
         counts[pair] = counts.get(pair, 0) + 1
     return dict(sorted(counts.items()))''', "test_train_bpe", "Сначала исправьте get_pair_counts"),
+    # issue 20: the hidden test named a tie for training on characters; constants scored by the cost-once rule
+    Mistake("nb02_train_on_code_points_named_in_hidden", NB02, "train_bpe", TRAIN.replace(
+        'list(text.encode("utf-8"))', "[ord(ch) for ch in text]        # code points, not UTF-8 bytes"),
+        "test_train_bpe_hidden", "номерам символов (ord)"),
+    Mistake("nb02_constant_get_pair_counts", NB02, "get_pair_counts", '''
+def get_pair_counts(ids):
+    return {}''', "test_get_pair_counts_hidden", "ожидалось"),
+    Mistake("nb02_constant_merge", NB02, "merge", '''
+def merge(ids, pair, new_id):
+    return list(ids)''', "test_merge_hidden", "ожидалось"),
+    Mistake("nb02_constant_train_bpe", NB02, "train_bpe", '''
+def train_bpe(text, vocab_size):
+    return {}''', "test_train_bpe_hidden", "ожидалось"),
     # -- quiz --------------------------------------------------------------------------------------
     Mistake("nb02_quiz_special_token_counted_as_a_merge", NB02, "quiz_answers",
             QUIZ.replace("50_000", "50_257 - 256"), "test_quiz_1", "спецтокен"),

@@ -214,17 +214,27 @@ def applied_merges(ids, merges):
             used.add(token)
             todo.extend(part for part in _parts[token] if part >= 256)
     return sorted(used)''', "test_applied_merges", "ничего не запоминайте"),
+    # issue 20: merging only the first occurrence was blamed on len(ids) >= 2
+    Mistake("nb03_replay_first_occurrence_only", NB03, "encode", '''
+def encode(text, merges):
+    ids = list(text.encode("utf-8"))
+    for pair, new_id in sorted(merges.items(), key=lambda kv: kv[1]):   # every rule once, by id
+        for i in range(len(ids) - 1):
+            if (ids[i], ids[i + 1]) == pair:                             # only the first occurrence
+                ids = ids[:i] + [new_id] + ids[i + 2:]
+                break
+    return ids''', "test_encode", "а не первое"),
     # -- quiz --------------------------------------------------------------------------------------
     Mistake("nb03_quiz_leftmost_answer", NB03, "quiz_answers", QUIZ.replace("[97, 258]", "[257, 99, 100]"),
             "test_quiz_1", "жадного"),
     Mistake("nb03_quiz_third_rule_forgotten", NB03, "quiz_answers", QUIZ.replace("[97, 258]", "[97, 256, 100]"),
-            "test_quiz_1", "256+d → 258"),
+            "test_quiz_1", "Какие пары появляются после первого слияния"),
     Mistake("nb03_quiz_rule_fires_per_occurrence", NB03, "quiz_answers", QUIZ.replace('ANSWER_2 = "b"', 'ANSWER_2 = "a"'),
             "test_quiz_2", "все вхождения своей пары сразу"),
     Mistake("nb03_quiz_every_rule_fires", NB03, "quiz_answers", QUIZ.replace('ANSWER_2 = "b"', 'ANSWER_2 = "c"'),
-            "test_quiz_2", "не срабатывают вовсе"),
+            "test_quiz_2", "чьих пар в тексте нет"),
     Mistake("nb03_quiz_replay_is_faster", NB03, "quiz_answers", QUIZ.replace('ANSWER_3 = "a"', 'ANSWER_3 = "b"'),
-            "test_quiz_3", "столько проходов"),
+            "test_quiz_3", "сколько проходов по слову"),
 ]
 
 ALTERNATIVES = [

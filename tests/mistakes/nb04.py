@@ -263,6 +263,91 @@ def decode_stream(ids, merges):
     if buffer:
         yield buffer.decode("utf-8", errors="replace")''',
             "test_decode_stream", "сразу"),
+    # issue 20: full marks for wrong streams, and messages that named the wrong cause
+    Mistake("nb04_stream_hand_buffer_no_second_byte_check", NB04, "decode_stream", '''
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+
+    def length(lead):                      # how many bytes a lead byte promises
+        if 0xC2 <= lead <= 0xDF:
+            return 2
+        if 0xE0 <= lead <= 0xEF:
+            return 3
+        if 0xF0 <= lead <= 0xF4:
+            return 4
+        return 1
+
+    buffer = b""
+    for i in ids:
+        buffer += vocab[i]
+        k = len(buffer) - 1                # the last byte that is not a continuation byte
+        while k >= 0 and 0x80 <= buffer[k] <= 0xBF and len(buffer) - k < 4:
+            k -= 1
+        if k >= 0 and len(buffer) - k < length(buffer[k]):
+            ready, buffer = buffer[:k], buffer[k:]       # keep the unfinished character
+        else:
+            ready, buffer = buffer, b""
+        if ready:
+            yield ready.decode("utf-8", errors="replace")
+    if buffer:
+        yield buffer.decode("utf-8", errors="replace")''',
+            "test_decode_stream_hidden", "после E0 второй байт бывает только A0–BF"),
+    Mistake("nb04_stream_one_decoder_for_all_calls", NB04, "decode_stream", '''
+import codecs
+decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    for i in ids:
+        text = decoder.decode(vocab[i])
+        if text:
+            yield text
+    tail = decoder.decode(b"", final=True)
+    if tail:
+        yield tail''',
+            "test_decode_stream_hidden", "по одному на вызов"),
+    Mistake("nb04_stream_drops_tail_named_in_hidden", NB04, "decode_stream", '''
+import codecs
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    for i in ids:
+        text = decoder.decode(vocab[i])
+        if text:
+            yield text''',
+            "test_decode_stream_hidden", "недописанный символ в конце не выдан"),
+    Mistake("nb04_stream_lead_length_from_leading_ones", NB04, "decode_stream", '''
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+
+    def length(lead):                      # the number of leading 1 bits (hint 1, taken literally)
+        n = 0
+        while n < 8 and lead & (0x80 >> n):
+            n += 1
+        return max(n, 1)
+
+    buffer = b""
+    for i in ids:
+        buffer += vocab[i]
+        k = len(buffer) - 1
+        while k >= 0 and 0x80 <= buffer[k] <= 0xBF and len(buffer) - k < 4:
+            k -= 1
+        if k >= 0 and len(buffer) - k < length(buffer[k]):
+            ready, buffer = buffer[:k], buffer[k:]
+        else:
+            ready, buffer = buffer, b""
+        if ready:
+            yield ready.decode("utf-8", errors="replace")
+    if buffer:
+        yield buffer.decode("utf-8", errors="replace")''',
+            "test_decode_stream_hidden", "никогда не начинают символ"),
     # ---------------------------------------------------------------- bytes_to_unicode
     Mistake("nb04_b2u_shift_off_by_one", NB04, "bytes_to_unicode", '''
 def bytes_to_unicode():
@@ -365,9 +450,9 @@ def bytes_to_unicode():
     Mistake("nb04_quiz_rouble_before_last_byte", NB04, "quiz_answers",
             'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 5\nANSWER_3 = "ĉ"', "test_quiz_2", "последний байт"),
     Mistake("nb04_quiz_tab_shifted_by_value_plus_one", NB04, "quiz_answers",
-            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = chr(256 + 10)', "test_quiz_3", "chr(256 + 9)"),
+            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = chr(256 + 10)', "test_quiz_3", "с какого номера начинается их счёт"),
     Mistake("nb04_quiz_tab_stays_itself", NB04, "quiz_answers",
-            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = "\\t"', "test_quiz_3", "не из видимых"),
+            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = "\\t"', "test_quiz_3", "сколько таких же невидимых байтов"),
 ]
 
 ALTERNATIVES = [
@@ -406,13 +491,18 @@ def decode_stream(ids, merges):
             return 4
         return 1
 
+    def second_ok(lead, second):           # E0, F0, F4 allow fewer second bytes than 80-BF
+        low, high = {0xE0: (0xA0, 0xBF), 0xF0: (0x90, 0xBF), 0xF4: (0x80, 0x8F)}.get(lead, (0x80, 0xBF))
+        return low <= second <= high
+
     buffer = b""
     for i in ids:
         buffer += vocab[i]
         k = len(buffer) - 1                # the last byte that is not a continuation byte
         while k >= 0 and 0x80 <= buffer[k] <= 0xBF and len(buffer) - k < 4:
             k -= 1
-        if k >= 0 and len(buffer) - k < length(buffer[k]):
+        if (k >= 0 and len(buffer) - k < length(buffer[k])
+                and (len(buffer) - k < 2 or second_ok(buffer[k], buffer[k + 1]))):
             ready, buffer = buffer[:k], buffer[k:]       # keep the unfinished character
         else:
             ready, buffer = buffer, b""
