@@ -44,6 +44,12 @@ class Outcome:
     interrupted: bool = False
     from_cache: int = 0
     notebooks: list[str] = field(default_factory=list)   # the notebooks graded (an assignment)
+    pending: list[tuple[str, str]] = field(default_factory=list)  # (student, notebook) submitted, not graded yet
+
+    @property
+    def complete(self) -> bool:
+        """Every submitted notebook has a result: only then are upload files final."""
+        return not self.pending and not self.interrupted
 
     def count(self, *statuses: str) -> int:
         return sum(r.status in statuses for r in self.results)
@@ -265,6 +271,8 @@ class ClassGrader:
             bar.close()
         order = {n: i for i, n in enumerate(self.notebooks)}
         outcome.results = sorted(known.values(), key=lambda r: (r.student, order[r.notebook]))
+        outcome.pending = [(s, n) for s in students for n in self.notebooks
+                           if (s, n) not in known and n in found.students[s]]
         outcome.seconds = time.monotonic() - started
         write_outputs(outcome, self.notebooks, out, html if self.feedback else None)
         return outcome
@@ -294,9 +302,10 @@ class ClassGrader:
 
 def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "grading.json").write_text(json.dumps({"notebooks": notebooks}, indent=1), encoding="utf-8")
+    (out / "grading.json").write_text(json.dumps({"notebooks": notebooks, "pending": outcome.pending}, indent=1),
+                                      encoding="utf-8")
     write_grades_csv(outcome.results, out / "grades.csv")
-    write_wide_csv(outcome.results, notebooks, out / "grades_wide.csv")
+    write_wide_csv(outcome.results, notebooks, out / "grades_wide.csv", pending=outcome.pending)
     write_results_json(outcome.results, out / "results.json")
     (out / "problems.json").write_text(json.dumps(problem_rows(outcome), ensure_ascii=False, indent=1),
                                        encoding="utf-8")
@@ -321,12 +330,17 @@ def problem_rows(outcome: Outcome) -> list[dict]:
     return rows
 
 
+def grading_json(part: Path) -> dict:
+    try:
+        data = json.loads((part / "grading.json").read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
 def graded_notebooks(part: Path, course: list[str]) -> list[str]:
     """The notebooks an output folder was graded for (its grading.json; all of the course before it existed)."""
-    try:
-        return json.loads((part / "grading.json").read_text(encoding="utf-8"))["notebooks"]
-    except (OSError, ValueError, KeyError):
-        return course
+    return grading_json(part).get("notebooks") or course
 
 
 def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
@@ -345,6 +359,10 @@ def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
                     if problem not in outcome.problems:
                         outcome.problems.append(problem)
         roster.update(read_roster(part))
+        outcome.pending += [tuple(p) for p in grading_json(part).get("pending", [])]
+        if (part / "lms.txt").is_file() and part.resolve() != out.resolve():
+            out.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(part / "lms.txt", out / "lms.txt")
         if (part / "feedback").is_dir() and part.resolve() != out.resolve():
             shutil.copytree(part / "feedback", out / "feedback", dirs_exist_ok=True)
     seen = {}

@@ -1,4 +1,4 @@
-"""python -m autograder release | grade | merge | check | demo
+"""python -m autograder release | bundle | grade | merge | check | demo
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
@@ -7,17 +7,18 @@ kept and written out; run the same command again to go on).
 """
 import argparse
 import shutil
+import zipfile
 from pathlib import Path
 
 from bpe_course.vocab import offline_tiktoken
 
 from .batch import ClassGrader, default_jobs, merge_outputs, parse_shard
 from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
-from .report import (grade_table, read_roster, test_report, write_canvas_import, write_moodle_worksheet,
-                     write_roster)
+from . import lms as lms_files
+from .report import grade_table, read_roster, test_report, write_canvas_import, write_roster
 from .results import GRADED, NOT_GRADED
 from .sandbox import Sandbox
-from .submissions import LMS_PATTERNS, Problem, find_submissions, import_zip
+from .submissions import LMS_PATTERNS, Problem, find_submissions, import_zip, which_lms
 
 OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -46,18 +47,52 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
 
 
 EXPORTS = {"moodle": "moodle_grading_worksheet.csv", "canvas": "canvas_grades_import.csv"}
+FEEDBACK_ZIP = "moodle_feedback_files.zip"
 
 
-def export_grades(kinds: list[str], outcome, out: Path, assignment: str) -> None:
-    """The grades in the learning platforms' import formats, names from OUT/roster.csv."""
+def export_grades(kinds: list[str], outcome, out: Path, assignment: str, language: str = "") -> None:
+    """The grades in the learning platforms' import formats, names from OUT/roster.csv. Only a
+    complete run writes them under their final names; otherwise `*.partial.csv`, with a warning."""
+    if not kinds:
+        return
     roster = read_roster(out)
-    for kind in kinds or []:
+    final = outcome.complete
+    if not final:
+        say("", "!" * 78, "WARNING: not every submitted notebook is graded yet (interrupted, or not reached):",
+            "  " + ", ".join(f"{s}/{n.split('_')[0]}" for s, n in outcome.pending[:20])
+            + (" …" if len(outcome.pending) > 20 else ""),
+            "The upload files below are PARTIAL (*.partial.csv): do not upload them. Run the same command",
+            "again to grade the rest; then the final files are written.", "!" * 78, "")
+    for kind in dict.fromkeys(kinds):
         path = out / EXPORTS[kind]
-        if kind == "moodle":
-            write_moodle_worksheet(outcome.results, roster, path)
+        if not final:
+            path.unlink(missing_ok=True)            # an older final file would no longer be the truth
+            path = path.with_suffix(".partial.csv")
         else:
+            path.with_suffix(".partial.csv").unlink(missing_ok=True)
+        if kind == "moodle":
+            language = language or lms_files.guess_language(roster)
+            lms_files.write_moodle_worksheet(outcome.results, roster, path, language)
+            say(f"moodle upload ({language} interface; --lms-language en|ru): {path}",
+                f"  set the assignment's maximum grade in Moodle to {lms_files.course_total(outcome.results):g} "
+                "(Moodle skips grades above the maximum)")
+            if final and (out / "feedback").is_dir():
+                zipped, count = lms_files.write_moodle_feedback_zip(
+                    out / "feedback", roster, sorted({r.student for r in outcome.results}), out / FEEDBACK_ZIP)
+                say(f"moodle feedback files ({count} pages; Upload multiple feedback files in a zip): {zipped}")
+        else:
+            if lms_platform(out) == "moodle":
+                say("WARNING: these ids come from a Moodle export (participant ids): Canvas will not match them.")
             write_canvas_import(outcome.results, roster, assignment or default_assignment(outcome.notebooks), path)
-        say(f"{kind} upload: {path}")
+            say(f"canvas upload: {path} (points possible: {lms_files.course_total(outcome.results):g})")
+
+
+def lms_platform(out: Path) -> str:
+    """The platform whose zip the class came from (OUT/lms.txt, written when it was unpacked)."""
+    try:
+        return (out / "lms.txt").read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
 
 
 def default_assignment(notebooks: list[str]) -> str:
@@ -94,6 +129,10 @@ def unpack(archive: Path, out: Path, lms: str, pattern: str) -> tuple[Path, list
     shutil.rmtree(dest, ignore_errors=True)
     problems, names = import_zip(archive, dest, course_notebooks(), pattern=pattern, lms=lms)
     write_roster(names, out)
+    if lms == "auto" and not pattern:
+        with zipfile.ZipFile(archive) as z:
+            lms = which_lms([n for n in z.namelist() if n.endswith(".ipynb")])
+    (out / "lms.txt").write_text(("regex" if pattern else lms) + "\n", encoding="utf-8")
     say(f"unpacked {archive.name}: {len(names)} students into {dest} (names: {out / 'roster.csv'})")
     return dest, problems
 
@@ -114,7 +153,8 @@ def choose_notebooks(text: str | None) -> list[str]:
 
 def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True, force: bool = False,
                 shard=None, lms: str = "auto", pattern: str = "", overrides: dict | None = None,
-                notebooks: list[str] | None = None, export: list[str] | None = None, assignment: str = "") -> int:
+                notebooks: list[str] | None = None, export: list[str] | None = None, assignment: str = "",
+                language: str = "") -> int:
     problems = []
     if submissions.is_file() and submissions.suffix == ".zip":
         out.mkdir(parents=True, exist_ok=True)
@@ -136,7 +176,7 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
                          notebooks=notebooks)
     outcome = grader.grade(found, out, shard=shard)
     code = report_class(outcome, grader.notebooks, out, feedback)
-    export_grades(export, outcome, out, assignment)
+    export_grades(export, outcome, out, assignment, language)
     return code
 
 
@@ -158,7 +198,7 @@ def cmd_grade(args) -> int:
     return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
                        jobs=args.jobs, feedback=not args.no_feedback, force=args.force, shard=shard,
                        lms=args.lms, pattern=args.name_pattern, overrides=overrides_of(args), notebooks=notebooks,
-                       export=args.export, assignment=args.assignment)
+                       export=args.export, assignment=args.assignment, language=args.lms_language)
 
 
 def cmd_merge(args) -> int:
@@ -169,7 +209,7 @@ def cmd_merge(args) -> int:
         return BAD_INPUT
     outcome = merge_outputs([Path(p) for p in args.parts], out, course_notebooks())
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
-    export_grades(args.export, outcome, out, args.assignment)
+    export_grades(args.export, outcome, out, args.assignment, args.lms_language)
     return code
 
 
@@ -193,6 +233,20 @@ def cmd_check(args) -> int:
     result = NotebookGrader(config=config).grade(course_nb, path, lambda: KernelSession(sandbox, config=config)).result
     say(test_report(result))
     return OK if result.status == GRADED and result.score >= result.max_score else SOME_FAILED
+
+
+def cmd_bundle(args) -> int:
+    """The student edition of an assignment: notebooks, data, helpers, a self-check; no answers."""
+    from .bundle import BundleError, build
+    try:
+        notebooks = choose_notebooks(args.notebooks)
+        path = build(notebooks, Path(args.out), allow_reveal=args.allow_reveal, say=say)
+    except (ValueError, BundleError) as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+    say(f"student edition of {', '.join(n.split('_')[0] for n in notebooks)}: {path}",
+        "  (students: unzip, `make setup`, `make lab`; `make check NB=01` runs the visible tests)")
+    return OK
 
 
 def cmd_demo(args) -> int:
@@ -241,11 +295,20 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("--assignment", default="",
                              help="the Canvas gradebook column, e.g. 'Homework 1 (123456)' "
                                   "(default: 'BPE с нуля: ' and the notebooks' numbers)")
+        command.add_argument("--lms-language", choices=sorted(lms_files.MOODLE_STRINGS), default="",
+                             help="the Moodle interface language the worksheet is uploaded in: its column "
+                                  "names and id prefix (default: ru if most names in the roster are Cyrillic)")
     m.set_defaults(run=cmd_merge)
     c = sub.add_parser("check", help="grade one notebook against the hidden tests (a self-check)")
     c.add_argument("notebook")
     c.add_argument("--as", dest="name", help="the course notebook it is, if its file name does not say")
     c.set_defaults(run=cmd_check)
+    b = sub.add_parser("bundle", help="a student edition of an assignment (a zip without solutions)")
+    b.add_argument("--notebooks", required=True, help="the assignment's notebooks, e.g. 01,02")
+    b.add_argument("--out", required=True, help="the zip to write, e.g. hw1-student.zip")
+    b.add_argument("--allow-reveal", action="store_true",
+                   help="write it even if a notebook's read-only cells hold an answer of this or a later assignment")
+    b.set_defaults(run=cmd_bundle)
     d = sub.add_parser("demo", help="grade the bundled example class")
     d.add_argument("--out", default="demo-output")
     d.add_argument("--jobs", type=int, default=default_jobs())

@@ -1,0 +1,66 @@
+"""Upload files, in-process: only a complete run writes them as final; names cannot break Moodle's
+folder rule; Canvas warns about Moodle ids. (The full round trip: test_round_trip.py.)"""
+import csv
+
+import lms_importers
+from autograder.batch import Outcome, write_outputs
+from autograder.cli import export_grades
+from autograder.lms import moodle_folder, write_moodle_feedback_zip, write_moodle_worksheet
+from autograder.report import write_roster
+from autograder.results import GRADED, Result
+
+NB1, NB2 = "01_hand_example", "02_byte_level_training"
+
+
+def outcome(pending=(), interrupted=False):
+    results = [Result("1001", NB1, 17, 17, GRADED), Result("1002", NB1, 5, 17, GRADED)]
+    if not pending:
+        results += [Result("1001", NB2, 20, 20, GRADED), Result("1002", NB2, 20, 20, GRADED)]
+    return Outcome(results=results, notebooks=[NB1, NB2], pending=list(pending), interrupted=interrupted)
+
+
+def test_an_incomplete_run_writes_nothing_that_looks_final(tmp_path, capsys):
+    write_roster({"1001": "Ivan Petrov", "1002": "Anna Ivanova"}, tmp_path)
+    export_grades(["moodle", "canvas"], outcome(), tmp_path, "")             # a finished run first
+    assert (tmp_path / "moodle_grading_worksheet.csv").exists()
+    partial = outcome(pending=[("1001", NB2), ("1002", NB2)], interrupted=True)
+    write_outputs(partial, [NB1, NB2], tmp_path)
+    export_grades(["moodle", "canvas"], partial, tmp_path, "")
+    said = capsys.readouterr().out
+    assert "PARTIAL" in said and "1001/02" in said
+    assert not (tmp_path / "moodle_grading_worksheet.csv").exists() and not (tmp_path / "canvas_grades_import.csv").exists()
+    assert (tmp_path / "moodle_grading_worksheet.partial.csv").exists()
+    assert (tmp_path / "canvas_grades_import.partial.csv").exists()
+    with open(tmp_path / "grades_wide.csv", encoding="utf-8") as f:
+        wide = {row["student_id"]: row for row in csv.DictReader(f)}
+    assert wide["1001"]["status"] == "not graded yet: 02" and wide["1001"][NB2] == ""
+    export_grades(["moodle"], outcome(), tmp_path, "")                       # the rerun finishes: final again
+    assert (tmp_path / "moodle_grading_worksheet.csv").exists()
+    assert not (tmp_path / "moodle_grading_worksheet.partial.csv").exists()
+
+
+def test_both_languages_are_read_by_moodles_rules(tmp_path):
+    results = outcome().results
+    for language in ("en", "ru"):
+        path = write_moodle_worksheet(results, {"1001": "Иван Петров"}, tmp_path / f"{language}.csv", language)
+        applied = lms_importers.moodle_worksheet(path.read_text(encoding="utf-8"), language, {1001, 1002}, 37)
+        assert {k: v["grade"] for k, v in applied.items()} == {1001: 37, 1002: 25}
+        assert applied[1002]["feedback"].startswith(f"{NB1}: 5 из 17")
+
+
+def test_a_name_with_underscores_and_slashes_keeps_moodles_folder_rule(tmp_path):
+    hostile = "Evil_2_assignsubmission_file_/../x"
+    assert moodle_folder(hostile, "1001").startswith("Evil 2 assignsubmission file") and "/" not in moodle_folder(hostile, "1")
+    (tmp_path / "feedback" / "1001").mkdir(parents=True)
+    (tmp_path / "feedback" / "1001" / f"{NB1}.html").write_text("page")
+    (tmp_path / "feedback" / "ivan").mkdir()
+    (tmp_path / "feedback" / "ivan" / f"{NB1}.html").write_text("not a Moodle id")
+    path, count = write_moodle_feedback_zip(tmp_path / "feedback", {"1001": hostile}, ["1001", "ivan"], tmp_path / "f.zip")
+    assert count == 1
+    assert lms_importers.moodle_feedback_zip(path, {1001, 2}) == {1001: [f"{NB1}.html"]}
+
+
+def test_canvas_warns_when_the_ids_are_moodles(tmp_path, capsys):
+    (tmp_path / "lms.txt").write_text("moodle\n")
+    export_grades(["canvas"], outcome(), tmp_path, "")
+    assert "Canvas will not match them" in capsys.readouterr().out
