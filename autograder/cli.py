@@ -245,7 +245,7 @@ def cmd_bundle(args) -> int:
         say(f"error: {e}")
         return BAD_INPUT
     say(f"student edition of {', '.join(n.split('_')[0] for n in notebooks)}: {path}",
-        "  (students: unzip, `make setup`, `make lab`; `make check NB=01` runs the visible tests)")
+        f"  (students: unzip, `make setup`, `make lab`; `make check NB={notebooks[0][:2]}` runs the visible tests)")
     return OK
 
 
