@@ -32,7 +32,7 @@ from tqdm import tqdm
 from . import gradebook, worker
 from .course import PreparedCourse
 from .report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
-from .results import ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict
+from .results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict
 from .submissions import Class, Problem
 
 
@@ -213,12 +213,14 @@ class ClassGrader:
         self.notebooks = notebooks or course.notebooks
         self.cache = Cache(self.work)
         self.course_notebooks = {n: course.notebook(n) for n in self.notebooks}
+        self.names: dict[str, str] = {}     # student → name, for the gradebook (OUT/roster.csv)
 
     def grade(self, found: Class, out: Path, shard: tuple[int, int] | None = None) -> Outcome:
         students = sorted(found.students)
         if shard:
             students = [s for s in students if shard_of(s, shard[1]) == shard[0]]
         outcome = Outcome(problems=list(found.problems), notebooks=list(self.notebooks))
+        self.names = read_roster(out)
         started = time.monotonic()
         since = self.cache.force_since(self.force)
         known: dict[tuple, Result] = {}
@@ -285,10 +287,10 @@ class ClassGrader:
                           f"the grader's worker process stopped while grading this notebook "
                           f"(exit code {task.get('exitcode')}); run the command again to retry it")
         result = result_from_dict(answer["result"])
-        if result.status == GRADED:
+        if result.status in (GRADED, BROKEN):
             try:
-                notebook = nbformat.reads(answer["notebook"], as_version=4)
-                gradebook.record(self.course.root, result, notebook)
+                notebook = nbformat.reads(answer["notebook"], as_version=4) if result.status == GRADED else None
+                gradebook.record(self.course.root, result, notebook, name=self.names.get(result.student, ""))
             except Exception as e:
                 result.status, result.message = ERROR, f"the gradebook could not record it: {type(e).__name__}: {e}"
         if answer.get("feedback") is not None:

@@ -169,3 +169,21 @@ def test_shards_merge_into_the_same_files_with_the_roster(graded, tmp_path):
     written = lambda path: [row[:4] + row[5:] for row in rows(path)]      # all but the time of writing
     assert written(merged / "moodle_grading_worksheet.csv") == written(base / "out" / "moodle_grading_worksheet.csv")
     assert sorted(rows(merged / "grades_wide.csv")) == sorted(rows(base / "out" / "grades_wide.csv"))
+
+
+def test_formgrader_shows_the_class_with_names_counts_and_the_broken_file(graded):
+    """What formgrader's pages are made of: nbgrader's own API over the class's course directory."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    base, _ = graded
+    root = base / "out" / "work" / "course"
+    api = NbGraderAPI(coursedir=CourseDirectory(root=str(root)), config=None)
+    assert api.get_assignment(NB1)["num_submissions"] == 3
+    assert api.get_assignment(NB2)["num_submissions"] == 3          # 1003's broken 02 counts, with 0
+    students = {s["id"]: s for s in api.get_students()}
+    assert (students["1001"]["first_name"], students["1001"]["last_name"]) == ("Иван", "Петров")
+    submissions = {s["student"]: s for s in api.get_submissions(NB2)}
+    assert submissions["1003"]["score"] == 0 and submissions["1003"]["autograded"], submissions["1003"]
+    assert submissions["1001"]["score"] == CourseNotebook.load(NB2).max_score and submissions["1001"]["autograded"]
+    reason = (root / "autograded" / "1003" / NB2 / f"{NB2}.ipynb").read_text(encoding="utf-8")
+    assert "файл не читается" in reason
