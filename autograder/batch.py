@@ -276,7 +276,7 @@ class ClassGrader:
         outcome.pending = [(s, n) for s in students for n in self.notebooks
                            if (s, n) not in known and n in found.students[s]]
         outcome.seconds = time.monotonic() - started
-        write_outputs(outcome, self.notebooks, out, html if self.feedback else None)
+        write_outputs(outcome, self.notebooks, out, html if self.feedback else None, work=self.work)
         return outcome
 
     def receive(self, task: dict, answer: dict | None, html: dict) -> Result:
@@ -302,10 +302,11 @@ class ClassGrader:
         return result
 
 
-def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None) -> None:
+def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None,
+                  work: Path | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "grading.json").write_text(json.dumps({"notebooks": notebooks, "pending": outcome.pending}, indent=1),
-                                      encoding="utf-8")
+    grading = {"notebooks": notebooks, "pending": outcome.pending, **({"work": str(work)} if work else {})}
+    (out / "grading.json").write_text(json.dumps(grading, indent=1), encoding="utf-8")
     write_grades_csv(outcome.results, out / "grades.csv")
     write_wide_csv(outcome.results, notebooks, out / "grades_wide.csv", pending=outcome.pending)
     write_results_json(outcome.results, out / "results.json")
@@ -376,3 +377,22 @@ def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
     if roster:
         write_roster(roster, out)
     return outcome
+
+
+def merge_gradebook(parts: list[Path], outcome: Outcome, course_root: Path) -> int:
+    """The merged class in one gradebook (formgrader, `nbgrader export`): each part's results with
+    the autograded notebooks from that part's work folder (grading.json's `work`, else PART/work)."""
+    roster, recorded = {}, 0
+    for part in parts:
+        roster.update(read_roster(part))
+    for part in parts:
+        work = Path(grading_json(part).get("work") or part / "work")
+        mine = {(r["student"], r["notebook"]) for r in json.loads((part / "results.json").read_text(encoding="utf-8"))}
+        for result in outcome.results:
+            if (result.student, result.notebook) not in mine or result.status not in (GRADED, BROKEN):
+                continue
+            path = work / "course" / "autograded" / result.student / result.notebook / f"{result.notebook}.ipynb"
+            notebook = nbformat.read(str(path), as_version=4) if result.status == GRADED and path.is_file() else None
+            gradebook.record(course_root, result, notebook, name=roster.get(result.student, ""))
+            recorded += 1
+    return recorded

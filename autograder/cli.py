@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bpe_course.vocab import offline_tiktoken
 
-from .batch import ClassGrader, default_jobs, merge_outputs, parse_shard
+from .batch import ClassGrader, default_jobs, merge_gradebook, merge_outputs, parse_shard
 from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from . import lms as lms_files
 from .report import grade_table, read_roster, test_report, write_canvas_import, write_roster
@@ -208,7 +208,10 @@ def cmd_merge(args) -> int:
         say(f"not a grade output folder (no results.json): {', '.join(missing)}")
         return BAD_INPUT
     outcome = merge_outputs([Path(p) for p in args.parts], out, course_notebooks())
+    course = PreparedCourse(out / "work" / "course").prepare()
+    recorded = merge_gradebook([Path(p) for p in args.parts], outcome, course.root)
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
+    say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
     export_grades(args.export, outcome, out, args.assignment, args.lms_language)
     return code
 

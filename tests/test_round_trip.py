@@ -166,6 +166,12 @@ def test_shards_merge_into_the_same_files_with_the_roster(graded, tmp_path):
                           "--export", "moodle"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 1, run.stdout
     assert (merged / "roster.csv").read_text(encoding="utf-8") == (base / "out" / "roster.csv").read_text(encoding="utf-8")
+    from nbgrader.api import Gradebook, SubmittedAssignment
+    with Gradebook(f"sqlite:///{merged / 'work' / 'course' / 'gradebook.db'}") as gb:   # merge writes it too
+        merged_scores = {(s.student.id, s.assignment.name): s.score for s in gb.db.query(SubmittedAssignment)}
+    results = results_of(base / "out")
+    assert merged_scores == {k: r["score"] for k, r in results.items() if r["status"] in ("graded", "broken")}
+    assert (merged / "work" / "course" / "autograded" / "1001" / NB1 / f"{NB1}.ipynb").is_file()
     written = lambda path: [row[:4] + row[5:] for row in rows(path)]      # all but the time of writing
     assert written(merged / "moodle_grading_worksheet.csv") == written(base / "out" / "moodle_grading_worksheet.csv")
     assert sorted(rows(merged / "grades_wide.csv")) == sorted(rows(base / "out" / "grades_wide.csv"))
