@@ -7,6 +7,7 @@ kept and written out; run the same command again to go on).
 """
 import argparse
 import shutil
+import signal
 import zipfile
 from pathlib import Path
 
@@ -187,8 +188,19 @@ def cmd_release(args) -> int:
     return OK
 
 
+def keep_out_of_git(out: Path) -> None:
+    """OUT holds students' files: inside this repository it is ignored by git (OUT/.gitignore)."""
+    repository = Path(__file__).resolve().parent.parent
+    if (repository / ".git").exists() and repository in out.parents:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / ".gitignore").write_text("# students' files and grades: never committed\n*\n", encoding="utf-8")
+        say(f"note: {out} is inside the course repository; it is git-ignored (its .gitignore). "
+            "Better keep grades outside it.")
+
+
 def cmd_grade(args) -> int:
     out = Path(args.out).resolve()
+    keep_out_of_git(out)
     try:
         shard = parse_shard(args.shard) if args.shard else None
         notebooks = choose_notebooks(args.notebooks)
@@ -229,6 +241,7 @@ def cmd_check(args) -> int:
     if name not in names:
         say(f"Не понимаю, какой это блокнот курса: {path.name}. Укажите его через --as, один из: {', '.join(names)}")
         return BAD_INPUT
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)      # `check … | head` ends quietly, without a traceback
     say(f"Проверяю {path} как {name} (со скрытыми тестами) …")
     config = load_config(overrides_of(args))
     course_nb = CourseNotebook.load(name)

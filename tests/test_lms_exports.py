@@ -64,3 +64,20 @@ def test_canvas_warns_when_the_ids_are_moodles(tmp_path, capsys):
     (tmp_path / "lms.txt").write_text("moodle\n")
     export_grades(["canvas"], outcome(), tmp_path, "")
     assert "Canvas will not match them" in capsys.readouterr().out
+
+
+def test_grades_inside_the_repository_are_ignored_by_git(capsys):
+    import shutil
+    import subprocess
+    from autograder.cli import keep_out_of_git
+    from conftest import ROOT
+    out = ROOT / "hw-test-keep-out-of-git"
+    try:
+        keep_out_of_git(out)
+        (out / "submissions" / "1001").mkdir(parents=True)
+        (out / "submissions" / "1001" / "01_hand_example.ipynb").write_text("{}")
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", str(out)], cwd=ROOT,
+                                capture_output=True, text=True).stdout
+        assert status == "" and "git-ignored" in capsys.readouterr().out
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
