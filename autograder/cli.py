@@ -88,6 +88,16 @@ def export_grades(kinds: list[str], outcome, out: Path, assignment: str, languag
             say(f"canvas upload: {path} (points possible: {lms_files.course_total(outcome.results):g})")
 
 
+def analyse(outcome, out: Path) -> None:
+    """The class's item analysis (per test: failures and the most common message; score spread)."""
+    from .analysis import write_item_analysis
+    try:
+        _, page = write_item_analysis(outcome.results, out)
+        say(f"item analysis: {page} (and item_analysis.csv)")
+    except Exception as e:         # a report only: it never stops the grades from being written
+        say(f"the item analysis could not be written: {type(e).__name__}: {e}")
+
+
 def lms_platform(out: Path) -> str:
     """The platform whose zip the class came from (OUT/lms.txt, written when it was unpacked)."""
     try:
@@ -177,6 +187,7 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
                          notebooks=notebooks)
     outcome = grader.grade(found, out, shard=shard)
     code = report_class(outcome, grader.notebooks, out, feedback)
+    analyse(outcome, out)
     export_grades(export, outcome, out, assignment, language)
     return code
 
@@ -223,6 +234,7 @@ def cmd_merge(args) -> int:
     course = PreparedCourse(out / "work" / "course").prepare()
     recorded = merge_gradebook([Path(p) for p in args.parts], outcome, course.root)
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
+    analyse(outcome, out)
     say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
     export_grades(args.export, outcome, out, args.assignment, args.lms_language)
     return code

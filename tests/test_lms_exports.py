@@ -81,3 +81,18 @@ def test_grades_inside_the_repository_are_ignored_by_git(capsys):
         assert status == "" and "git-ignored" in capsys.readouterr().out
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+def test_item_analysis_counts_failures_and_escapes_messages(tmp_path):
+    from autograder.analysis import write_item_analysis
+    from autograder.results import TestResult
+    results = [Result(s, NB1, score, 4, GRADED, tests=[
+        TestResult("test_count_pairs", score, 4, "" if score == 4 else "<script>alert(1)</script> неверно\nдетали")])
+        for s, score in (("a", 4), ("b", 0), ("c", 0))] + [Result("d", NB1, 0, 4, "broken", "not JSON")]
+    csv_path, page = write_item_analysis(results, tmp_path)
+    with open(csv_path, encoding="utf-8") as f:
+        row = next(csv.DictReader(f))
+    assert (row["graded"], row["failed"], row["students_with_it"]) == ("3", "2", "2")
+    assert row["most_common_message"] == "<script>alert(1)</script> неверно"
+    text = page.read_text(encoding="utf-8")
+    assert "<script>" not in text and "&lt;script&gt;" in text and "data:image/png;base64," in text
