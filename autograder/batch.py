@@ -106,6 +106,10 @@ class Cache:
         atomic_write(path, json.dumps({"key": key, "graded_at": time.time(), "result": result.to_dict()},
                                       ensure_ascii=False))
 
+    def forget(self, student: str) -> None:
+        """Drop a student's cached results: the next run grades them again (--student)."""
+        shutil.rmtree(self.root / student, ignore_errors=True)
+
     def force_since(self, force: bool) -> float | None:
         """The start of the forced regrade in progress (begun now if `force`), or None."""
         try:

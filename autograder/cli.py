@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bpe_course.vocab import offline_tiktoken
 
-from .batch import ClassGrader, default_jobs, merge_gradebook, merge_outputs, parse_shard
+from .batch import Cache, ClassGrader, default_jobs, merge_gradebook, merge_outputs, parse_shard
 from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from . import lms as lms_files
 from .report import grade_table, read_roster, test_report, write_canvas_import, write_roster
@@ -134,11 +134,23 @@ def warn_about_sandbox(config) -> None:
             "!" * 78, "")
 
 
-def unpack(archive: Path, out: Path, lms: str, pattern: str) -> tuple[Path, list[str]]:
+def parse_renames(specs: list[str] | None) -> dict:
+    """--rename STUDENT/FILE=NN → {(student, file name): course notebook}."""
+    renames = {}
+    for spec in specs or []:
+        left, sep, notebook = spec.rpartition("=")
+        student, slash, filename = left.partition("/")
+        if not (sep and slash and student and filename):
+            raise ValueError(f"--rename {spec!r}: expected STUDENT/FILE=NN, e.g. 1003/hw1.ipynb=02")
+        renames[student, filename] = choose_notebooks(notebook)[0]
+    return renames
+
+
+def unpack(archive: Path, out: Path, lms: str, pattern: str, renames: dict | None = None) -> tuple[Path, list[str]]:
     """An LMS export zip, unpacked into OUT/submissions/<student_id>/; names go to OUT/roster.csv."""
     dest = out / "submissions"
     shutil.rmtree(dest, ignore_errors=True)
-    problems, names = import_zip(archive, dest, course_notebooks(), pattern=pattern, lms=lms)
+    problems, names = import_zip(archive, dest, course_notebooks(), pattern=pattern, lms=lms, renames=renames)
     write_roster(names, out)
     if lms == "auto" and not pattern:
         with zipfile.ZipFile(archive) as z:
@@ -165,12 +177,12 @@ def choose_notebooks(text: str | None) -> list[str]:
 def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True, force: bool = False,
                 shard=None, lms: str = "auto", pattern: str = "", overrides: dict | None = None,
                 notebooks: list[str] | None = None, export: list[str] | None = None, assignment: str = "",
-                language: str = "") -> int:
+                language: str = "", renames: dict | None = None, regrade: list[str] | None = None) -> int:
     problems = []
     if submissions.is_file() and submissions.suffix == ".zip":
         out.mkdir(parents=True, exist_ok=True)
-        submissions, problems = unpack(submissions, out, lms, pattern)
-    found = find_submissions(submissions, course_notebooks())
+        submissions, problems = unpack(submissions, out, lms, pattern, renames)
+    found = find_submissions(submissions, course_notebooks(), renames)
     found.problems[:0] = problems
     for student, files in found.students.items():     # notebooks of the course, but not of this assignment
         for name in sorted(set(files) - set(notebooks or course_notebooks())):
@@ -179,6 +191,13 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
     if not found.students:
         say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
         return BAD_INPUT
+    unknown = sorted(set(regrade or []) - set(found.students))
+    if unknown:
+        say(f"--student: no such student in {submissions}: {', '.join(unknown)}")
+        return BAD_INPUT
+    for student in regrade or []:
+        Cache(work).forget(student)
+        say(f"grading {student} again (--student); the others come from the cache")
     say(f"preparing the course in {work / 'course'} …")
     course = PreparedCourse(work / "course").prepare()
     config = load_config(overrides)
@@ -215,13 +234,15 @@ def cmd_grade(args) -> int:
     try:
         shard = parse_shard(args.shard) if args.shard else None
         notebooks = choose_notebooks(args.notebooks)
+        renames = parse_renames(args.rename)
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
     return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
                        jobs=args.jobs, feedback=not args.no_feedback, force=args.force, shard=shard,
                        lms=args.lms, pattern=args.name_pattern, overrides=overrides_of(args), notebooks=notebooks,
-                       export=args.export, assignment=args.assignment, language=args.lms_language)
+                       export=args.export, assignment=args.assignment, language=args.lms_language,
+                       renames=renames, regrade=args.student)
 
 
 def cmd_merge(args) -> int:
@@ -300,6 +321,11 @@ def parser() -> argparse.ArgumentParser:
                    help="a regex with groups student_id and file_id for other platforms' zip names")
     g.add_argument("--notebooks", help="grade only these course notebooks, e.g. 01,02,03 (an assignment); "
                    "others are not listed, not even as missing")
+    g.add_argument("--student", action="append",
+                   help="grade this student again (their cached results are dropped); may be given more than once")
+    g.add_argument("--rename", action="append", metavar="STUDENT/FILE=NN",
+                   help="a misnamed file is this course notebook, e.g. --rename 1003/hw1.ipynb=02 "
+                        "(FILE as the student named it, without folders)")
     g.add_argument("--out", default="grades", help="where grades.csv and feedback/ go (default: ./grades)")
     g.add_argument("--work", help="the grader's work folder: course, gradebook, cache (default: OUT/work; keep it)")
     g.add_argument("--jobs", type=int, default=default_jobs(), help="notebooks graded at once (default: cores)")

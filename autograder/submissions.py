@@ -106,7 +106,10 @@ def keep_newest(found: Class, student: str, name: str, path: Path, rank) -> None
     files[name] = path
 
 
-def find_submissions(folder: Path, notebooks: list[str]) -> Class:
+def find_submissions(folder: Path, notebooks: list[str], renames: dict | None = None) -> Class:
+    """The class in a folder of student folders. `renames` maps (student, file name) to the course
+    notebook a misnamed file is (the instructor's --rename)."""
+    renames = renames or {}
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"submissions folder not found: {folder}")
@@ -125,6 +128,7 @@ def find_submissions(folder: Path, notebooks: list[str]) -> Class:
             if path.is_dir() or any(part in IGNORED or part.startswith(".") for part in path.relative_to(entry).parts):
                 continue
             name, copy = course_name(path.name, notebooks)
+            name = renames.get((entry.name, path.name), name)
             if name and path.parent == entry:
                 keep_newest(found, entry.name, name, path, rank=lambda p: (p.stat().st_mtime, p.name))
             else:
@@ -134,7 +138,7 @@ def find_submissions(folder: Path, notebooks: list[str]) -> Class:
 
 
 def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "",
-               lms: str = "auto") -> tuple[list[Problem], dict[str, str]]:
+               lms: str = "auto", renames: dict | None = None) -> tuple[list[Problem], dict[str, str]]:
     """Unpack the course notebooks of an LMS export into dest/<student_id>/<notebook>.ipynb.
 
     Returns the problems (files that matched no student or notebook, unusable ids, duplicates,
@@ -166,6 +170,7 @@ def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "
                 continue
             names[student] = info.get("name") or student
             name, copy = course_name(Path(info["file_id"]).name, notebooks)
+            name = (renames or {}).get((student, Path(info["file_id"]).name), name)
             if not name:
                 problems.append(Problem(entry.filename, student, "not a course notebook"))
                 continue

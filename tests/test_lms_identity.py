@@ -85,3 +85,22 @@ def test_one_rule_for_the_whole_zip():
     assert which_lms(moodle) == "moodle"
     assert which_lms([f"ab_1_2_{NB1}.ipynb", f"cd_late_3_4_{NB1}.ipynb", moodle[0].replace("/", "")]) == "canvas"
     assert which_lms([f"ivanov/{NB1}.ipynb", f"petrov/{NB2}.ipynb"]) == "folders"
+
+
+def test_a_misnamed_file_is_mapped_only_when_the_instructor_says_so(tmp_path):
+    from autograder.cli import parse_renames
+    from autograder.submissions import find_submissions
+    renames = parse_renames(["1003/hw1.ipynb=02"])
+    assert renames == {("1003", "hw1.ipynb"): NB2}
+    entries = {"Olga Smith_1003_assignsubmission_file_/hw1.ipynb": "02 under another name",
+               "Ivan Petrov_1001_assignsubmission_file_/hw1.ipynb": "not mapped"}
+    dest = tmp_path / "class"
+    problems, _ = import_zip(make_zip(tmp_path / "x.zip", entries), dest, NOTEBOOKS, renames=renames)
+    assert [p.relative_to(dest).as_posix() for p in dest.rglob("*.ipynb")] == [f"1003/{NB2}.ipynb"]
+    assert [p.student_id for p in problems] == ["1001"]
+    (tmp_path / "folder" / "1003").mkdir(parents=True)
+    (tmp_path / "folder" / "1003" / "hw1.ipynb").write_text("x")
+    found = find_submissions(tmp_path / "folder", NOTEBOOKS, renames)
+    assert found.students["1003"][NB2].name == "hw1.ipynb" and not found.problems
+    with pytest.raises(ValueError):
+        parse_renames(["hw1.ipynb=02"])
