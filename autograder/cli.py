@@ -9,6 +9,7 @@ import argparse
 import shutil
 import signal
 import zipfile
+from datetime import datetime
 from pathlib import Path
 
 from bpe_course.vocab import offline_tiktoken
@@ -51,7 +52,27 @@ EXPORTS = {"moodle": "moodle_grading_worksheet.csv", "canvas": "canvas_grades_im
 FEEDBACK_ZIP = "moodle_feedback_files.zip"
 
 
-def export_grades(kinds: list[str], outcome, out: Path, assignment: str, language: str = "") -> None:
+def late_policy(args) -> dict:
+    """--due with --submission-times: who was late, reported; with --late-penalty, penalised."""
+    if not getattr(args, "due", None):
+        return {}
+    from .late import late_students, moodle_submission_times
+    due = datetime.fromisoformat(args.due)
+    if not args.submission_times:
+        raise ValueError("--due needs --submission-times: Moodle's downloaded grading worksheet "
+                         "(its Last modified (submission) column)")
+    late = late_students(moodle_submission_times(Path(args.submission_times)), due)
+    say(f"late submissions (due {due:%Y-%m-%d %H:%M}): " + (", ".join(
+        f"{x.student} by {x.days} day(s) ({x.submitted:%Y-%m-%d %H:%M})" for x in late) or "none"))
+    if not args.late_penalty:
+        if late:
+            say("  reported only; --late-penalty PERCENT (per started day) applies a penalty to the Moodle grade")
+        return {}
+    return {x.student: (x.days, args.late_penalty) for x in late}
+
+
+def export_grades(kinds: list[str], outcome, out: Path, assignment: str, language: str = "",
+                  late: dict | None = None) -> None:
     """The grades in the learning platforms' import formats, names from OUT/roster.csv. Only a
     complete run writes them under their final names; otherwise `*.partial.csv`, with a warning."""
     if not kinds:
@@ -73,7 +94,7 @@ def export_grades(kinds: list[str], outcome, out: Path, assignment: str, languag
             path.with_suffix(".partial.csv").unlink(missing_ok=True)
         if kind == "moodle":
             language = language or lms_files.guess_language(roster)
-            lms_files.write_moodle_worksheet(outcome.results, roster, path, language)
+            lms_files.write_moodle_worksheet(outcome.results, roster, path, language, late=late)
             say(f"moodle upload ({language} interface; --lms-language en|ru): {path}",
                 f"  set the assignment's maximum grade in Moodle to {lms_files.course_total(outcome.results):g} "
                 "(Moodle skips grades above the maximum)")
@@ -177,7 +198,8 @@ def choose_notebooks(text: str | None) -> list[str]:
 def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True, force: bool = False,
                 shard=None, lms: str = "auto", pattern: str = "", overrides: dict | None = None,
                 notebooks: list[str] | None = None, export: list[str] | None = None, assignment: str = "",
-                language: str = "", renames: dict | None = None, regrade: list[str] | None = None) -> int:
+                language: str = "", renames: dict | None = None, regrade: list[str] | None = None,
+                late: dict | None = None) -> int:
     problems = []
     if submissions.is_file() and submissions.suffix == ".zip":
         out.mkdir(parents=True, exist_ok=True)
@@ -207,7 +229,7 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
     outcome = grader.grade(found, out, shard=shard)
     code = report_class(outcome, grader.notebooks, out, feedback)
     analyse(outcome, out)
-    export_grades(export, outcome, out, assignment, language)
+    export_grades(export, outcome, out, assignment, language, late)
     return code
 
 
@@ -235,6 +257,7 @@ def cmd_grade(args) -> int:
         shard = parse_shard(args.shard) if args.shard else None
         notebooks = choose_notebooks(args.notebooks)
         renames = parse_renames(args.rename)
+        late = late_policy(args)
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
@@ -242,7 +265,7 @@ def cmd_grade(args) -> int:
                        jobs=args.jobs, feedback=not args.no_feedback, force=args.force, shard=shard,
                        lms=args.lms, pattern=args.name_pattern, overrides=overrides_of(args), notebooks=notebooks,
                        export=args.export, assignment=args.assignment, language=args.lms_language,
-                       renames=renames, regrade=args.student)
+                       renames=renames, regrade=args.student, late=late)
 
 
 def cmd_merge(args) -> int:
@@ -257,7 +280,12 @@ def cmd_merge(args) -> int:
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
     analyse(outcome, out)
     say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
-    export_grades(args.export, outcome, out, args.assignment, args.lms_language)
+    try:
+        late = late_policy(args)
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+    export_grades(args.export, outcome, out, args.assignment, args.lms_language, late)
     return code
 
 
@@ -352,6 +380,12 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("--lms-language", choices=sorted(lms_files.MOODLE_STRINGS), default="",
                              help="the Moodle interface language the worksheet is uploaded in: its column "
                                   "names and id prefix (default: ru if most names in the roster are Cyrillic)")
+        command.add_argument("--due", help="the due date, in the Moodle's time zone, e.g. '2026-12-01 23:59': "
+                                           "late submissions are reported (needs --submission-times)")
+        command.add_argument("--submission-times", metavar="WORKSHEET",
+                             help="Moodle's downloaded grading worksheet: its Last modified (submission) times")
+        command.add_argument("--late-penalty", type=float, metavar="PERCENT",
+                             help="take PERCENT of the grade per started day late from the Moodle grade (with --due)")
     m.set_defaults(run=cmd_merge)
     c = sub.add_parser("check", help="grade one notebook against the hidden tests (a self-check)")
     c.add_argument("notebook")

@@ -51,16 +51,22 @@ def guess_language(roster: dict[str, str]) -> str:
 
 
 def write_moodle_worksheet(results: list[Result], roster: dict[str, str], path: Path, language: str = "en",
-                           now: datetime | None = None) -> Path:
-    """Moodle's grading worksheet in the given interface language; one row per student."""
+                           now: datetime | None = None, late: dict | None = None) -> Path:
+    """Moodle's grading worksheet in the given interface language; one row per student. `late`:
+    student → (days late, penalty percent per day), applied to the grade and said in the comment."""
     strings = MOODLE_STRINGS[language]
     modified = (now or datetime.now(timezone.utc)).replace(microsecond=0).isoformat()  # strtotime reads ISO 8601
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(moodle_columns(language))
         for student, rows in by_student(results).items():
-            writer.writerow([f"{strings['participant']}{student}", roster.get(student, student), points(total(rows)),
-                             points(sum(r.max_score for r in rows)), modified, feedback_comment(rows)])
+            grade, comment = total(rows), feedback_comment(rows)
+            if late and student in late:
+                days, percent = late[student]
+                grade = max(0.0, round(grade * (1 - percent / 100 * days), 2))
+                comment += f". Сдано с опозданием на {days} дн.: штраф {percent:g}% за день, итог {points(grade)}"
+            writer.writerow([f"{strings['participant']}{student}", roster.get(student, student), points(grade),
+                             points(sum(r.max_score for r in rows)), modified, comment])
     return path
 
 

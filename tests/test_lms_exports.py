@@ -96,3 +96,32 @@ def test_item_analysis_counts_failures_and_escapes_messages(tmp_path):
     assert row["most_common_message"] == "<script>alert(1)</script> неверно"
     text = page.read_text(encoding="utf-8")
     assert "<script>" not in text and "&lt;script&gt;" in text and "data:image/png;base64," in text
+
+
+def test_late_submissions_from_moodles_worksheet_reported_and_penalised_only_when_asked(tmp_path, capsys):
+    import argparse
+    from datetime import datetime
+    from autograder.cli import late_policy
+    from autograder.late import moodle_time
+    assert moodle_time("Tuesday, 1 December 2026, 11:59 PM") == datetime(2026, 12, 1, 23, 59)
+    assert moodle_time("вторник, 3 декабря 2026, 00:05") == datetime(2026, 12, 3, 0, 5)
+    assert moodle_time("-") is None
+    sheets = {"en": ["Identifier", "Full name", "Status", "Last modified (submission)"],
+              "ru": ["Идентификатор", "Полное имя", "Статус", "Последнее изменение (ответ)"]}
+    times = {"en": ["Tuesday, 1 December 2026, 10:00 PM", "Thursday, 3 December 2026, 12:05 AM"],
+             "ru": ["вторник, 1 декабря 2026, 22:00", "четверг, 3 декабря 2026, 00:05"]}
+    for language, header in sheets.items():
+        prefix = "Participant " if language == "en" else "Участник"
+        sheet = tmp_path / f"{language}.csv"
+        with open(sheet, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows([header, [f"{prefix}1001", "A", "", times[language][0]],
+                                     [f"{prefix}1002", "B", "", times[language][1]]])
+        args = argparse.Namespace(due="2026-12-01 23:59", submission_times=str(sheet), late_penalty=None)
+        assert late_policy(args) == {} and "1002 by 2 day(s)" in capsys.readouterr().out   # reported only
+        args.late_penalty = 10
+        assert late_policy(args) == {"1002": (2, 10)}
+    export_grades(["moodle"], outcome(), tmp_path, "", "en", late={"1002": (2, 10)})
+    applied = lms_importers.moodle_worksheet((tmp_path / "moodle_grading_worksheet.csv").read_text(encoding="utf-8"),
+                                             "en", {1001, 1002}, 37)
+    assert applied[1001]["grade"] == 37 and applied[1002]["grade"] == 20      # 25 − 20 %
+    assert "опозданием на 2 дн." in applied[1002]["feedback"]
