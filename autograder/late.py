@@ -4,7 +4,7 @@ Moodle's zip carries no submission times; its grading worksheet (downloaded from
 *Download grading worksheet*) has *Last modified (submission)* per participant, in the Moodle
 user's date format and language (en: "Tuesday, 1 December 2026, 11:59 PM", ru: "вторник,
 1 декабря 2026, 23:59"), in the Moodle's time zone — so the due date is given in that zone too.
-Canvas marks a late file in its name (`…_late_…`): reported, without a time, so never penalised.
+Canvas applies its own late policy in its gradebook; its export is not handled here.
 The penalty (nbgrader's late-submission plugin idea): `percent` of the grade per started day
 late, never below 0, applied to the exported totals only; grades.csv keeps the raw points.
 """
