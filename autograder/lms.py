@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .report import by_student, feedback_comment, points
-from .results import Result
+from .results import BROKEN, Result
 
 # The language strings Moodle's importer looks for (lang/en and the Russian language pack):
 # recordid, grade (core), lastmodifiedgrade, hiddenuser (the id's prefix, cut off by its length),
@@ -61,6 +61,10 @@ def write_moodle_worksheet(results: list[Result], roster: dict[str, str], path: 
         writer.writerow(moodle_columns(language))
         for student, rows in by_student(results).items():
             grade, comment = total(rows), feedback_comment(rows)
+            broken = [r.notebook for r in rows if r.status == BROKEN]
+            if broken:
+                comment += (f". Файл не читается ({', '.join(broken)}): откройте его в Jupyter, сохраните и "
+                            "сдайте заново")
             if late and student in late:
                 days, percent = late[student]
                 grade = max(0.0, round(grade * (1 - percent / 100 * days), 2))
