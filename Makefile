@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed
 
-.PHONY: setup test test-quick check-notebook proof demo release lab bench bench-grading clean
+.PHONY: setup test test-quick check-notebook proof demo release lab bench bench-grading bundle clean
 
 setup: $(STAMP)
 
@@ -41,6 +41,9 @@ bench: $(STAMP)    ## the course's trainers and encoders next to HF tokenizers a
 
 bench-grading: $(STAMP)  ## fixed cost, a full submission, jobs 1 → 2, the 500-student projection
 	$(PY) bench/bench_grading.py
+
+bundle: $(STAMP)   ## a student edition without answers: make bundle NB=01 OUT=hw1-student.zip
+	$(PY) -m autograder bundle --notebooks $(NB) --out $(OUT)
 
 lab: $(STAMP)      ## JupyterLab on the student notebooks
 	$(VENV)/bin/jupyter lab notebooks/

@@ -32,7 +32,7 @@ from tqdm import tqdm
 from . import gradebook, worker
 from .course import PreparedCourse
 from .report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
-from .results import ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict
+from .results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict
 from .submissions import Class, Problem
 
 
@@ -44,6 +44,12 @@ class Outcome:
     interrupted: bool = False
     from_cache: int = 0
     notebooks: list[str] = field(default_factory=list)   # the notebooks graded (an assignment)
+    pending: list[tuple[str, str]] = field(default_factory=list)  # (student, notebook) submitted, not graded yet
+
+    @property
+    def complete(self) -> bool:
+        """Every submitted notebook has a result: only then are upload files final."""
+        return not self.pending and not self.interrupted
 
     def count(self, *statuses: str) -> int:
         return sum(r.status in statuses for r in self.results)
@@ -99,6 +105,10 @@ class Cache:
             atomic_write(html_path, html)
         atomic_write(path, json.dumps({"key": key, "graded_at": time.time(), "result": result.to_dict()},
                                       ensure_ascii=False))
+
+    def forget(self, student: str) -> None:
+        """Drop a student's cached results: the next run grades them again (--student)."""
+        shutil.rmtree(self.root / student, ignore_errors=True)
 
     def force_since(self, force: bool) -> float | None:
         """The start of the forced regrade in progress (begun now if `force`), or None."""
@@ -207,12 +217,14 @@ class ClassGrader:
         self.notebooks = notebooks or course.notebooks
         self.cache = Cache(self.work)
         self.course_notebooks = {n: course.notebook(n) for n in self.notebooks}
+        self.names: dict[str, str] = {}     # student → name, for the gradebook (OUT/roster.csv)
 
     def grade(self, found: Class, out: Path, shard: tuple[int, int] | None = None) -> Outcome:
         students = sorted(found.students)
         if shard:
             students = [s for s in students if shard_of(s, shard[1]) == shard[0]]
         outcome = Outcome(problems=list(found.problems), notebooks=list(self.notebooks))
+        self.names = read_roster(out)
         started = time.monotonic()
         since = self.cache.force_since(self.force)
         known: dict[tuple, Result] = {}
@@ -265,8 +277,10 @@ class ClassGrader:
             bar.close()
         order = {n: i for i, n in enumerate(self.notebooks)}
         outcome.results = sorted(known.values(), key=lambda r: (r.student, order[r.notebook]))
+        outcome.pending = [(s, n) for s in students for n in self.notebooks
+                           if (s, n) not in known and n in found.students[s]]
         outcome.seconds = time.monotonic() - started
-        write_outputs(outcome, self.notebooks, out, html if self.feedback else None)
+        write_outputs(outcome, self.notebooks, out, html if self.feedback else None, work=self.work)
         return outcome
 
     def receive(self, task: dict, answer: dict | None, html: dict) -> Result:
@@ -277,10 +291,10 @@ class ClassGrader:
                           f"the grader's worker process stopped while grading this notebook "
                           f"(exit code {task.get('exitcode')}); run the command again to retry it")
         result = result_from_dict(answer["result"])
-        if result.status == GRADED:
+        if result.status in (GRADED, BROKEN):
             try:
-                notebook = nbformat.reads(answer["notebook"], as_version=4)
-                gradebook.record(self.course.root, result, notebook)
+                notebook = nbformat.reads(answer["notebook"], as_version=4) if result.status == GRADED else None
+                gradebook.record(self.course.root, result, notebook, name=self.names.get(result.student, ""))
             except Exception as e:
                 result.status, result.message = ERROR, f"the gradebook could not record it: {type(e).__name__}: {e}"
         if answer.get("feedback") is not None:
@@ -292,11 +306,13 @@ class ClassGrader:
         return result
 
 
-def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None) -> None:
+def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None,
+                  work: Path | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "grading.json").write_text(json.dumps({"notebooks": notebooks}, indent=1), encoding="utf-8")
+    grading = {"notebooks": notebooks, "pending": outcome.pending, **({"work": str(work)} if work else {})}
+    (out / "grading.json").write_text(json.dumps(grading, indent=1), encoding="utf-8")
     write_grades_csv(outcome.results, out / "grades.csv")
-    write_wide_csv(outcome.results, notebooks, out / "grades_wide.csv")
+    write_wide_csv(outcome.results, notebooks, out / "grades_wide.csv", pending=outcome.pending)
     write_results_json(outcome.results, out / "results.json")
     (out / "problems.json").write_text(json.dumps(problem_rows(outcome), ensure_ascii=False, indent=1),
                                        encoding="utf-8")
@@ -321,12 +337,17 @@ def problem_rows(outcome: Outcome) -> list[dict]:
     return rows
 
 
+def grading_json(part: Path) -> dict:
+    try:
+        data = json.loads((part / "grading.json").read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
 def graded_notebooks(part: Path, course: list[str]) -> list[str]:
     """The notebooks an output folder was graded for (its grading.json; all of the course before it existed)."""
-    try:
-        return json.loads((part / "grading.json").read_text(encoding="utf-8"))["notebooks"]
-    except (OSError, ValueError, KeyError):
-        return course
+    return grading_json(part).get("notebooks") or course
 
 
 def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
@@ -345,6 +366,10 @@ def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
                     if problem not in outcome.problems:
                         outcome.problems.append(problem)
         roster.update(read_roster(part))
+        outcome.pending += [tuple(p) for p in grading_json(part).get("pending", [])]
+        if (part / "lms.txt").is_file() and part.resolve() != out.resolve():
+            out.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(part / "lms.txt", out / "lms.txt")
         if (part / "feedback").is_dir() and part.resolve() != out.resolve():
             shutil.copytree(part / "feedback", out / "feedback", dirs_exist_ok=True)
     seen = {}
@@ -356,3 +381,22 @@ def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
     if roster:
         write_roster(roster, out)
     return outcome
+
+
+def merge_gradebook(parts: list[Path], outcome: Outcome, course_root: Path) -> int:
+    """The merged class in one gradebook (formgrader, `nbgrader export`): each part's results with
+    the autograded notebooks from that part's work folder (grading.json's `work`, else PART/work)."""
+    roster, recorded = {}, 0
+    for part in parts:
+        roster.update(read_roster(part))
+    for part in parts:
+        work = Path(grading_json(part).get("work") or part / "work")
+        mine = {(r["student"], r["notebook"]) for r in json.loads((part / "results.json").read_text(encoding="utf-8"))}
+        for result in outcome.results:
+            if (result.student, result.notebook) not in mine or result.status not in (GRADED, BROKEN):
+                continue
+            path = work / "course" / "autograded" / result.student / result.notebook / f"{result.notebook}.ipynb"
+            notebook = nbformat.read(str(path), as_version=4) if result.status == GRADED and path.is_file() else None
+            gradebook.record(course_root, result, notebook, name=roster.get(result.student, ""))
+            recorded += 1
+    return recorded

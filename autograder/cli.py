@@ -1,4 +1,4 @@
-"""python -m autograder release | grade | merge | check | demo
+"""python -m autograder release | bundle | grade | merge | check | demo
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
@@ -7,17 +7,20 @@ kept and written out; run the same command again to go on).
 """
 import argparse
 import shutil
+import signal
+import zipfile
+from datetime import datetime
 from pathlib import Path
 
 from bpe_course.vocab import offline_tiktoken
 
-from .batch import ClassGrader, default_jobs, merge_outputs, parse_shard
+from .batch import Cache, ClassGrader, default_jobs, merge_gradebook, merge_outputs, parse_shard
 from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
-from .report import (grade_table, read_roster, test_report, write_canvas_import, write_moodle_worksheet,
-                     write_roster)
+from . import lms as lms_files
+from .report import grade_table, read_roster, test_report, write_canvas_import, write_roster
 from .results import GRADED, NOT_GRADED
 from .sandbox import Sandbox
-from .submissions import LMS_PATTERNS, Problem, find_submissions, import_zip
+from .submissions import LMS_PATTERNS, Problem, find_submissions, import_zip, which_lms
 
 OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -46,18 +49,82 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
 
 
 EXPORTS = {"moodle": "moodle_grading_worksheet.csv", "canvas": "canvas_grades_import.csv"}
+FEEDBACK_ZIP = "moodle_feedback_files.zip"
 
 
-def export_grades(kinds: list[str], outcome, out: Path, assignment: str) -> None:
-    """The grades in the learning platforms' import formats, names from OUT/roster.csv."""
+def late_policy(args) -> dict:
+    """--due with --submission-times: who was late, reported; with --late-penalty, penalised."""
+    if not getattr(args, "due", None):
+        return {}
+    from .late import late_students, moodle_submission_times
+    due = datetime.fromisoformat(args.due)
+    if not args.submission_times:
+        raise ValueError("--due needs --submission-times: Moodle's downloaded grading worksheet "
+                         "(its Last modified (submission) column)")
+    late = late_students(moodle_submission_times(Path(args.submission_times)), due)
+    say(f"late submissions (due {due:%Y-%m-%d %H:%M}): " + (", ".join(
+        f"{x.student} by {x.days} day(s) ({x.submitted:%Y-%m-%d %H:%M})" for x in late) or "none"))
+    if not args.late_penalty:
+        if late:
+            say("  reported only; --late-penalty PERCENT (per started day) applies a penalty to the Moodle grade")
+        return {}
+    return {x.student: (x.days, args.late_penalty) for x in late}
+
+
+def export_grades(kinds: list[str], outcome, out: Path, assignment: str, language: str = "",
+                  late: dict | None = None) -> None:
+    """The grades in the learning platforms' import formats, names from OUT/roster.csv. Only a
+    complete run writes them under their final names; otherwise `*.partial.csv`, with a warning."""
+    if not kinds:
+        return
     roster = read_roster(out)
-    for kind in kinds or []:
+    final = outcome.complete
+    if not final:
+        say("", "!" * 78, "WARNING: not every submitted notebook is graded yet (interrupted, or not reached):",
+            "  " + ", ".join(f"{s}/{n.split('_')[0]}" for s, n in outcome.pending[:20])
+            + (" …" if len(outcome.pending) > 20 else ""),
+            "The upload files below are PARTIAL (*.partial.csv): do not upload them. Run the same command",
+            "again to grade the rest; then the final files are written.", "!" * 78, "")
+    for kind in dict.fromkeys(kinds):
         path = out / EXPORTS[kind]
-        if kind == "moodle":
-            write_moodle_worksheet(outcome.results, roster, path)
+        if not final:
+            path.unlink(missing_ok=True)            # an older final file would no longer be the truth
+            path = path.with_suffix(".partial.csv")
         else:
+            path.with_suffix(".partial.csv").unlink(missing_ok=True)
+        if kind == "moodle":
+            language = language or lms_files.guess_language(roster)
+            lms_files.write_moodle_worksheet(outcome.results, roster, path, language, late=late)
+            say(f"moodle upload ({language} interface; --lms-language en|ru): {path}",
+                f"  set the assignment's maximum grade in Moodle to {lms_files.course_total(outcome.results):g} "
+                "(Moodle skips grades above the maximum)")
+            if final and (out / "feedback").is_dir():
+                zipped, count = lms_files.write_moodle_feedback_zip(
+                    out / "feedback", roster, sorted({r.student for r in outcome.results}), out / FEEDBACK_ZIP)
+                say(f"moodle feedback files ({count} pages; Upload multiple feedback files in a zip): {zipped}")
+        else:
+            if lms_platform(out) == "moodle":
+                say("WARNING: these ids come from a Moodle export (participant ids): Canvas will not match them.")
             write_canvas_import(outcome.results, roster, assignment or default_assignment(outcome.notebooks), path)
-        say(f"{kind} upload: {path}")
+            say(f"canvas upload: {path} (points possible: {lms_files.course_total(outcome.results):g})")
+
+
+def analyse(outcome, out: Path) -> None:
+    """The class's item analysis (per test: failures and the most common message; score spread)."""
+    from .analysis import write_item_analysis
+    try:
+        _, page = write_item_analysis(outcome.results, out)
+        say(f"item analysis: {page} (and item_analysis.csv)")
+    except Exception as e:         # a report only: it never stops the grades from being written
+        say(f"the item analysis could not be written: {type(e).__name__}: {e}")
+
+
+def lms_platform(out: Path) -> str:
+    """The platform whose zip the class came from (OUT/lms.txt, written when it was unpacked)."""
+    try:
+        return (out / "lms.txt").read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
 
 
 def default_assignment(notebooks: list[str]) -> str:
@@ -88,12 +155,28 @@ def warn_about_sandbox(config) -> None:
             "!" * 78, "")
 
 
-def unpack(archive: Path, out: Path, lms: str, pattern: str) -> tuple[Path, list[str]]:
+def parse_renames(specs: list[str] | None) -> dict:
+    """--rename STUDENT/FILE=NN → {(student, file name): course notebook}."""
+    renames = {}
+    for spec in specs or []:
+        left, sep, notebook = spec.rpartition("=")
+        student, slash, filename = left.partition("/")
+        if not (sep and slash and student and filename):
+            raise ValueError(f"--rename {spec!r}: expected STUDENT/FILE=NN, e.g. 1003/hw1.ipynb=02")
+        renames[student, filename] = choose_notebooks(notebook)[0]
+    return renames
+
+
+def unpack(archive: Path, out: Path, lms: str, pattern: str, renames: dict | None = None) -> tuple[Path, list[str]]:
     """An LMS export zip, unpacked into OUT/submissions/<student_id>/; names go to OUT/roster.csv."""
     dest = out / "submissions"
     shutil.rmtree(dest, ignore_errors=True)
-    problems, names = import_zip(archive, dest, course_notebooks(), pattern=pattern, lms=lms)
+    problems, names = import_zip(archive, dest, course_notebooks(), pattern=pattern, lms=lms, renames=renames)
     write_roster(names, out)
+    if lms == "auto" and not pattern:
+        with zipfile.ZipFile(archive) as z:
+            lms = which_lms([n for n in z.namelist() if n.endswith(".ipynb")])
+    (out / "lms.txt").write_text(("regex" if pattern else lms) + "\n", encoding="utf-8")
     say(f"unpacked {archive.name}: {len(names)} students into {dest} (names: {out / 'roster.csv'})")
     return dest, problems
 
@@ -114,12 +197,14 @@ def choose_notebooks(text: str | None) -> list[str]:
 
 def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True, force: bool = False,
                 shard=None, lms: str = "auto", pattern: str = "", overrides: dict | None = None,
-                notebooks: list[str] | None = None, export: list[str] | None = None, assignment: str = "") -> int:
+                notebooks: list[str] | None = None, export: list[str] | None = None, assignment: str = "",
+                language: str = "", renames: dict | None = None, regrade: list[str] | None = None,
+                late: dict | None = None) -> int:
     problems = []
     if submissions.is_file() and submissions.suffix == ".zip":
         out.mkdir(parents=True, exist_ok=True)
-        submissions, problems = unpack(submissions, out, lms, pattern)
-    found = find_submissions(submissions, course_notebooks())
+        submissions, problems = unpack(submissions, out, lms, pattern, renames)
+    found = find_submissions(submissions, course_notebooks(), renames)
     found.problems[:0] = problems
     for student, files in found.students.items():     # notebooks of the course, but not of this assignment
         for name in sorted(set(files) - set(notebooks or course_notebooks())):
@@ -128,6 +213,13 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
     if not found.students:
         say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
         return BAD_INPUT
+    unknown = sorted(set(regrade or []) - set(found.students))
+    if unknown:
+        say(f"--student: no such student in {submissions}: {', '.join(unknown)}")
+        return BAD_INPUT
+    for student in regrade or []:
+        Cache(work).forget(student)
+        say(f"grading {student} again (--student); the others come from the cache")
     say(f"preparing the course in {work / 'course'} …")
     course = PreparedCourse(work / "course").prepare()
     config = load_config(overrides)
@@ -136,7 +228,8 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
                          notebooks=notebooks)
     outcome = grader.grade(found, out, shard=shard)
     code = report_class(outcome, grader.notebooks, out, feedback)
-    export_grades(export, outcome, out, assignment)
+    analyse(outcome, out)
+    export_grades(export, outcome, out, assignment, language, late)
     return code
 
 
@@ -147,18 +240,32 @@ def cmd_release(args) -> int:
     return OK
 
 
+def keep_out_of_git(out: Path) -> None:
+    """OUT holds students' files: inside this repository it is ignored by git (OUT/.gitignore)."""
+    repository = Path(__file__).resolve().parent.parent
+    if (repository / ".git").exists() and repository in out.parents:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / ".gitignore").write_text("# students' files and grades: never committed\n*\n", encoding="utf-8")
+        say(f"note: {out} is inside the course repository; it is git-ignored (its .gitignore). "
+            "Better keep grades outside it.")
+
+
 def cmd_grade(args) -> int:
     out = Path(args.out).resolve()
+    keep_out_of_git(out)
     try:
         shard = parse_shard(args.shard) if args.shard else None
         notebooks = choose_notebooks(args.notebooks)
+        renames = parse_renames(args.rename)
+        late = late_policy(args)
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
     return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
                        jobs=args.jobs, feedback=not args.no_feedback, force=args.force, shard=shard,
                        lms=args.lms, pattern=args.name_pattern, overrides=overrides_of(args), notebooks=notebooks,
-                       export=args.export, assignment=args.assignment)
+                       export=args.export, assignment=args.assignment, language=args.lms_language,
+                       renames=renames, regrade=args.student, late=late)
 
 
 def cmd_merge(args) -> int:
@@ -168,8 +275,17 @@ def cmd_merge(args) -> int:
         say(f"not a grade output folder (no results.json): {', '.join(missing)}")
         return BAD_INPUT
     outcome = merge_outputs([Path(p) for p in args.parts], out, course_notebooks())
+    course = PreparedCourse(out / "work" / "course").prepare()
+    recorded = merge_gradebook([Path(p) for p in args.parts], outcome, course.root)
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
-    export_grades(args.export, outcome, out, args.assignment)
+    analyse(outcome, out)
+    say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
+    try:
+        late = late_policy(args)
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+    export_grades(args.export, outcome, out, args.assignment, args.lms_language, late)
     return code
 
 
@@ -186,6 +302,7 @@ def cmd_check(args) -> int:
     if name not in names:
         say(f"Не понимаю, какой это блокнот курса: {path.name}. Укажите его через --as, один из: {', '.join(names)}")
         return BAD_INPUT
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)      # `check … | head` ends quietly, without a traceback
     say(f"Проверяю {path} как {name} (со скрытыми тестами) …")
     config = load_config(overrides_of(args))
     course_nb = CourseNotebook.load(name)
@@ -193,6 +310,20 @@ def cmd_check(args) -> int:
     result = NotebookGrader(config=config).grade(course_nb, path, lambda: KernelSession(sandbox, config=config)).result
     say(test_report(result))
     return OK if result.status == GRADED and result.score >= result.max_score else SOME_FAILED
+
+
+def cmd_bundle(args) -> int:
+    """The student edition of an assignment: notebooks, data, helpers, a self-check; no answers."""
+    from .bundle import BundleError, build
+    try:
+        notebooks = choose_notebooks(args.notebooks)
+        path = build(notebooks, Path(args.out), allow_reveal=args.allow_reveal, say=say)
+    except (ValueError, BundleError) as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+    say(f"student edition of {', '.join(n.split('_')[0] for n in notebooks)}: {path}",
+        f"  (students: unzip, `make setup`, `make lab`; `make check NB={notebooks[0][:2]}` runs the visible tests)")
+    return OK
 
 
 def cmd_demo(args) -> int:
@@ -218,6 +349,11 @@ def parser() -> argparse.ArgumentParser:
                    help="a regex with groups student_id and file_id for other platforms' zip names")
     g.add_argument("--notebooks", help="grade only these course notebooks, e.g. 01,02,03 (an assignment); "
                    "others are not listed, not even as missing")
+    g.add_argument("--student", action="append",
+                   help="grade this student again (their cached results are dropped); may be given more than once")
+    g.add_argument("--rename", action="append", metavar="STUDENT/FILE=NN",
+                   help="a misnamed file is this course notebook, e.g. --rename 1003/hw1.ipynb=02 "
+                        "(FILE as the student named it, without folders)")
     g.add_argument("--out", default="grades", help="where grades.csv and feedback/ go (default: ./grades)")
     g.add_argument("--work", help="the grader's work folder: course, gradebook, cache (default: OUT/work; keep it)")
     g.add_argument("--jobs", type=int, default=default_jobs(), help="notebooks graded at once (default: cores)")
@@ -241,11 +377,26 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("--assignment", default="",
                              help="the Canvas gradebook column, e.g. 'Homework 1 (123456)' "
                                   "(default: 'BPE с нуля: ' and the notebooks' numbers)")
+        command.add_argument("--lms-language", choices=sorted(lms_files.MOODLE_STRINGS), default="",
+                             help="the Moodle interface language the worksheet is uploaded in: its column "
+                                  "names and id prefix (default: ru if most names in the roster are Cyrillic)")
+        command.add_argument("--due", help="the due date, in the Moodle's time zone, e.g. '2026-12-01 23:59': "
+                                           "late submissions are reported (needs --submission-times)")
+        command.add_argument("--submission-times", metavar="WORKSHEET",
+                             help="Moodle's downloaded grading worksheet: its Last modified (submission) times")
+        command.add_argument("--late-penalty", type=float, metavar="PERCENT",
+                             help="take PERCENT of the grade per started day late from the Moodle grade (with --due)")
     m.set_defaults(run=cmd_merge)
     c = sub.add_parser("check", help="grade one notebook against the hidden tests (a self-check)")
     c.add_argument("notebook")
     c.add_argument("--as", dest="name", help="the course notebook it is, if its file name does not say")
     c.set_defaults(run=cmd_check)
+    b = sub.add_parser("bundle", help="a student edition of an assignment (a zip without solutions)")
+    b.add_argument("--notebooks", required=True, help="the assignment's notebooks, e.g. 01,02")
+    b.add_argument("--out", required=True, help="the zip to write, e.g. hw1-student.zip")
+    b.add_argument("--allow-reveal", action="store_true",
+                   help="write it even if a notebook's read-only cells hold an answer of this or a later assignment")
+    b.set_defaults(run=cmd_bundle)
     d = sub.add_parser("demo", help="grade the bundled example class")
     d.add_argument("--out", default="demo-output")
     d.add_argument("--jobs", type=int, default=default_jobs())

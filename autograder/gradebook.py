@@ -14,37 +14,59 @@ from pathlib import Path
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.utils import parse_utc
 
-from .results import GRADED, Result
+from .results import BROKEN, GRADED, Result
+
+
+def split_name(name: str) -> tuple[str | None, str | None]:
+    """(first name, last name) for formgrader's student list, from a roster name."""
+    parts = (name or "").split()
+    return (" ".join(parts[:-1]) or None, parts[-1]) if parts else (None, None)
+
+
+def placeholder(result: Result) -> nbformat.NotebookNode:
+    """What formgrader shows for a notebook that could not be read: the reason."""
+    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+        f"**{result.notebook}: 0 из {result.max_score:g} — файл не читается.**\n\n{result.message}")])
 
 
 def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | None,
-           submitted: nbformat.NotebookNode | None = None) -> None:
-    """Store one graded notebook: its scores in the gradebook, its files for formgrader."""
-    if result.status != GRADED:
+           submitted: nbformat.NotebookNode | None = None, name: str = "") -> None:
+    """Store one graded (or broken: 0, with its reason) notebook: its scores in the gradebook, its
+    files where formgrader counts and shows them (submitted/ and autograded/, with equal
+    timestamps so formgrader does not call it "needs autograding"), the student's name."""
+    if result.status not in (GRADED, BROKEN):
         return
+    if result.status == BROKEN:
+        notebook = submitted = placeholder(result)
     root = Path(course_root)
-    name, student = result.notebook, result.student
+    assignment, student = result.notebook, result.student
     timestamp = datetime.now(timezone.utc)
-    for folder, nb in (("submitted", submitted), ("autograded", notebook)):
+    for folder, nb in (("submitted", submitted or notebook), ("autograded", notebook)):
         if nb is None:
             continue
-        target = root / folder / student / name / f"{name}.ipynb"
+        target = root / folder / student / assignment / f"{assignment}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, str(target))
         (target.parent / "timestamp.txt").write_text(timestamp.isoformat(" "), encoding="utf-8")
+    first, last = split_name(name)
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")     # nbgrader's own SQLAlchemy warnings while adding a submission
-        gb.update_or_create_student(student)
+        gb.update_or_create_student(student, **({"first_name": first, "last_name": last} if name else {}))
         try:
-            gb.find_submission(name, student)
+            submission = gb.find_submission(assignment, student)
+            submission.timestamp = parse_utc(timestamp.isoformat(" "))   # as add_submission stores it
         except MissingEntry:
-            gb.add_submission(name, student, timestamp=timestamp.isoformat(" "))
-        for test in result.tests:
+            gb.add_submission(assignment, student, timestamp=timestamp.isoformat(" "))
+        scores = {t.name: t.score for t in result.tests}
+        for cell in gb.find_assignment(assignment).notebooks[0].grade_cells if result.status == BROKEN else ():
+            scores.setdefault(cell.name, 0)
+        for test, score in scores.items():
             try:
-                grade = gb.find_grade(test.name, name, name, student)
+                grade = gb.find_grade(test, assignment, assignment, student)
             except MissingEntry:
                 continue
-            grade.auto_score = test.score
+            grade.auto_score = score
             grade.needs_manual_grade = grade.manual_score is not None
         gb.db.commit()

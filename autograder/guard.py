@@ -9,6 +9,7 @@ findings are listed next to its grade for review.
 """
 import ast
 import io
+import re
 import tokenize
 
 import nbformat
@@ -49,15 +50,21 @@ def _parse(source: str):
         return None
 
 
-def suspicious_lines(source: str) -> list[str]:
-    """Human-readable findings for one cell's source."""
+def suspicious_lines(source: str, course_lines: frozenset = frozenset(), course_names: frozenset = frozenset()) -> list[str]:
+    """Human-readable findings for one cell's source. A line the course itself has (`course_lines`)
+    and a name the course's own notebook uses (`course_names`: 08's hints say base64.b64decode)
+    are the course's, not the student's reaching for the machinery."""
     found = []
+    rows = source.splitlines()
+    ours = lambda lineno: 0 < lineno <= len(rows) and rows[lineno - 1].strip() in course_lines
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         tokens = []
     for tok in tokens:
-        if tok.type == tokenize.NAME and tok.string in SUSPICIOUS_NAMES:
+        if ours(tok.start[0]):
+            continue
+        if tok.type == tokenize.NAME and tok.string in SUSPICIOUS_NAMES and tok.string not in course_names:
             found.append(f"строка {tok.start[0]}: `{tok.line.strip()}` — {SUSPICIOUS_NAMES[tok.string]}")
         if tok.type == tokenize.STRING:
             for text, why in SUSPICIOUS_TEXT.items():
@@ -66,6 +73,8 @@ def suspicious_lines(source: str) -> list[str]:
     tree = _parse(source)
     if tree is not None:
         for node in ast.walk(tree):
+            if ours(getattr(node, "lineno", 0)):
+                continue
             targets = []
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
@@ -88,11 +97,15 @@ def tampering(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) 
     """Findings in the cells the student wrote or changed; [] when there are none."""
     course_sources = {c.get("id"): c.source for c in release.cells}
     fixed = {c.get("id") for c in release.cells if grade_id(c) and not is_solution(c)}
+    course_cells = {c.source for c in release.cells if c.cell_type == "code"}
+    course_lines = frozenset(line.strip() for source in course_cells for line in source.splitlines() if line.strip())
+    course_names = frozenset(name for name in SUSPICIOUS_NAMES if any(
+        re.search(rf"(?<!\w){re.escape(name)}(?!\w)", c.source) for c in release.cells if c.cell_type == "code"))
     findings = []
     for number, cell in enumerate(submitted.cells, start=1):
         if cell.cell_type != "code" or cell.get("id") in fixed:
             continue
-        if course_sources.get(cell.get("id")) == cell.source:
-            continue  # a lesson cell as the course wrote it
-        findings += [f"ячейка {number}, {line}" for line in suspicious_lines(cell.source)]
+        if course_sources.get(cell.get("id")) == cell.source or cell.source in course_cells:
+            continue  # a lesson cell as the course wrote it (also when saved without cell ids)
+        findings += [f"ячейка {number}, {line}" for line in suspicious_lines(cell.source, course_lines, course_names)]
     return findings

@@ -44,16 +44,25 @@ def by_student(results: list[Result]) -> dict[str, list[Result]]:
     return students
 
 
-def write_wide_csv(results: list[Result], notebooks: list[str], path: Path) -> Path:
+def write_wide_csv(results: list[Result], notebooks: list[str], path: Path, pending=()) -> Path:
     """One row per student, one column per notebook, the total, and a status column so that a
-    notebook that could not be graded is never hidden behind a number."""
+    notebook that could not be graded — or is not graded yet (`pending`, after an interrupted
+    run) — is never hidden behind a number."""
+    waiting: dict[str, list[str]] = {}
+    for student, notebook in pending:
+        waiting.setdefault(student, []).append(notebook.split("_")[0])
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["student_id", *notebooks, "total", "max_total", "status"])
         for student, rows in by_student(results).items():
             scores = {r.notebook: r.score for r in rows}
-            writer.writerow([student, *(points(scores.get(n, 0)) for n in notebooks),
-                             points(sum(scores.values())), points(sum(r.max_score for r in rows)), student_status(rows)])
+            writer.writerow([student, *("" if n.split("_")[0] in waiting.get(student, ()) else points(scores.get(n, 0))
+                                        for n in notebooks),
+                             points(sum(scores.values())), points(sum(r.max_score for r in rows)),
+                             f"not graded yet: {', '.join(waiting[student])}" if student in waiting
+                             else student_status(rows)])
+        for student in sorted(set(waiting) - {r.student for r in results}):
+            writer.writerow([student, *("" for _ in notebooks), "", "", f"not graded yet: {', '.join(waiting[student])}"])
     return path
 
 

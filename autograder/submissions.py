@@ -14,20 +14,38 @@ from pathlib import Path
 from nbgrader.plugins import FileNameCollectorPlugin
 from traitlets import Enum
 
-STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
+STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")   # never "", ".", ".." or a path
 IGNORED = {".ipynb_checkpoints", "__MACOSX", ".DS_Store"}
 COPY_SUFFIX = re.compile(r"(?:-(\d+)| \((\d+)\))$")   # Canvas "-1", a browser's " (1)"
 MAX_NOTEBOOK_BYTES = 50 * 2**20
 
-# file-name rules of the learning platforms' "download all submissions" exports
+# File-name rules of the learning platforms' "download all submissions" exports. Identity comes
+# from the part the platform wrote, anchored at the start of the zip entry: everything after it is
+# the name the student gave the file, which never decides whose file it is.
 LMS_PATTERNS = {
-    # "Ivan Petrov_123456_assignsubmission_file_/02_x.ipynb" (in folders) or "..._file_02_x.ipynb"
-    "moodle": r"(?:.*/)?(?P<name>[^/]+?)_(?P<student_id>\d+)_assignsubmission_file_/?(?P<file_id>[^/]+)$",
-    # "petrovivan_late_12345_678910_02_x-1.ipynb"
-    "canvas": r"(?:.*/)?(?P<name>[a-z]+)_(?:late_|LATE_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_(?P<file_id>[^/]+)$",
-    # a zip of the folder layout itself: "class/ivanov/02_x.ipynb"
-    "folders": r"(?:.*/)?(?P<student_id>[^/]+)/(?P<file_id>[^/]+)$",
+    # Moodle: "Ivan Petrov_123456_assignsubmission_file_/02_x.ipynb" (in folders) or
+    # "Ivan Petrov_123456_assignsubmission_file_02_x.ipynb". Moodle writes the full name with "_"
+    # replaced by spaces, so the first "_" ends the name and the digits after it are the id.
+    "moodle": r"^(?P<name>[^_/]*)_(?P<student_id>\d+)_assignsubmission_file_/?(?P<file_id>.+)$",
+    # Canvas: "petrovivan_late_12345_678910_02_x-1.ipynb" (the name: letters only, no "_")
+    "canvas": r"^(?P<name>[^\W_]*)_(?:late_|LATE_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_(?P<file_id>[^/]+)$",
+    # a zip of the folder layout itself: "ivanov/02_x.ipynb" or "class/ivanov/02_x.ipynb"
+    "folders": r"^(?:[^/]+/)?(?P<student_id>[^/]+)/(?P<file_id>[^/]+)$",
 }
+
+
+def usable_id(student_id: str) -> bool:
+    """A student id that can name a folder inside OUT: letters, digits, _ . @ -, not starting with
+    a dot (so never "", ".", ".."), no path separators."""
+    return bool(STUDENT_ID.match(student_id or ""))
+
+
+def which_lms(filenames: list[str]) -> str:
+    """The platform whose naming fits most of an export's notebooks (Moodle, then Canvas on a tie).
+    One rule for the whole zip: a file a student named like another platform's export cannot
+    switch the rule for that one file."""
+    counts = {name: sum(bool(re.match(rule, f)) for f in filenames) for name, rule in LMS_PATTERNS.items()}
+    return max(LMS_PATTERNS, key=lambda name: counts[name]) if any(counts.values()) else "folders"
 
 
 class LmsCollector(FileNameCollectorPlugin):
@@ -40,6 +58,8 @@ class LmsCollector(FileNameCollectorPlugin):
     def _match(self, filename: str):
         if self.named_regexp:
             return super()._match(filename)
+        if filename.startswith("/"):   # zip_collect passes …/extracted/<archive name>/<the zip's own path>
+            filename = filename.partition("/extracted/")[2].partition("/")[2]
         names = list(LMS_PATTERNS) if self.lms == "auto" else [self.lms]
         for name in names:
             match = re.match(LMS_PATTERNS[name], filename)
@@ -86,7 +106,10 @@ def keep_newest(found: Class, student: str, name: str, path: Path, rank) -> None
     files[name] = path
 
 
-def find_submissions(folder: Path, notebooks: list[str]) -> Class:
+def find_submissions(folder: Path, notebooks: list[str], renames: dict | None = None) -> Class:
+    """The class in a folder of student folders. `renames` maps (student, file name) to the course
+    notebook a misnamed file is (the instructor's --rename)."""
+    renames = renames or {}
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"submissions folder not found: {folder}")
@@ -97,7 +120,7 @@ def find_submissions(folder: Path, notebooks: list[str]) -> Class:
         if not entry.is_dir():
             found.problems.append(Problem(entry.name, "", "not in a student folder (expected <student_id>/<notebook>.ipynb)"))
             continue
-        if not STUDENT_ID.match(entry.name):
+        if not usable_id(entry.name):
             found.problems.append(Problem(f"{entry.name}/", "", "not a usable student id (letters, digits, _ . @ - only)"))
             continue
         found.students[entry.name] = {}
@@ -105,6 +128,7 @@ def find_submissions(folder: Path, notebooks: list[str]) -> Class:
             if path.is_dir() or any(part in IGNORED or part.startswith(".") for part in path.relative_to(entry).parts):
                 continue
             name, copy = course_name(path.name, notebooks)
+            name = renames.get((entry.name, path.name), name)
             if name and path.parent == entry:
                 keep_newest(found, entry.name, name, path, rank=lambda p: (p.stat().st_mtime, p.name))
             else:
@@ -114,18 +138,24 @@ def find_submissions(folder: Path, notebooks: list[str]) -> Class:
 
 
 def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "",
-               lms: str = "auto") -> tuple[list[Problem], dict[str, str]]:
+               lms: str = "auto", renames: dict | None = None) -> tuple[list[Problem], dict[str, str]]:
     """Unpack the course notebooks of an LMS export into dest/<student_id>/<notebook>.ipynb.
 
-    Returns the problems (files that matched no student or notebook, duplicates, oversized
-    files) and the students' names as the export gives them (student_id → name)."""
-    collector = LmsCollector(named_regexp=pattern, lms=lms)
+    Returns the problems (files that matched no student or notebook, unusable ids, duplicates,
+    oversized files) and the students' names as the export gives them (student_id → name).
+    Under `lms="auto"` one platform's rule is chosen for the whole zip (`which_lms`)."""
     problems, chosen, names = [], {}, {}  # chosen: (student, notebook) → (rank, zip entry)
+    dest = Path(dest)
     with zipfile.ZipFile(archive) as zf:
-        for entry in zf.infolist():
-            parts = Path(entry.filename).parts
-            if entry.is_dir() or any(p in IGNORED or p.startswith(".") for p in parts):
-                continue
+        entries = [e for e in zf.infolist() if not e.is_dir() and not any(
+            p in IGNORED or (p.startswith(".") and p not in (".", "..")) for p in e.filename.split("/"))]
+        for entry in [e for e in entries if {".", ".."} & set(e.filename.split("/"))]:
+            problems.append(Problem(entry.filename, "", "a path with . or .. in it; not used"))
+            entries.remove(entry)
+        if lms == "auto" and not pattern:
+            lms = which_lms([e.filename for e in entries if e.filename.endswith(".ipynb")])
+        collector = LmsCollector(named_regexp=pattern, lms=lms)
+        for entry in entries:
             if not entry.filename.endswith(".ipynb"):
                 problems.append(Problem(entry.filename, "", "not a notebook; not used"))
                 continue
@@ -133,9 +163,14 @@ def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "
             if not info:
                 problems.append(Problem(entry.filename, "", f"no student id in the name ({lms} naming)"))
                 continue
-            student = re.sub(r"[^A-Za-z0-9_.@-]", "_", info["student_id"]).strip("_") or "unknown"
+            student = info["student_id"]
+            if not usable_id(student):
+                problems.append(Problem(entry.filename, "", f"not a usable student id {student!r} "
+                                        "(letters, digits, _ . @ - only, not starting with a dot); not used"))
+                continue
             names[student] = info.get("name") or student
             name, copy = course_name(Path(info["file_id"]).name, notebooks)
+            name = (renames or {}).get((student, Path(info["file_id"]).name), name)
             if not name:
                 problems.append(Problem(entry.filename, student, "not a course notebook"))
                 continue
@@ -152,7 +187,16 @@ def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "
             else:
                 chosen[key] = (rank, entry)
         for (student, name), (_, entry) in chosen.items():
-            target = dest / student / f"{name}.ipynb"
+            target = inside(dest, student, f"{name}.ipynb")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(zf.read(entry))  # written by our name: no path from the zip is used
     return problems, names
+
+
+def inside(folder: Path, *parts: str) -> Path:
+    """folder/parts…, refusing any path that would leave folder (a second wall behind usable_id)."""
+    base = Path(folder).resolve()
+    target = base.joinpath(*parts).resolve()
+    if target != base and base not in target.parents:
+        raise ValueError(f"refused to write outside {base}: {'/'.join(parts)!r}")
+    return target

@@ -127,7 +127,7 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
     for student in students:
         write(slow_solved(), klass / student / f"{NB}.ipynb")
     command = [sys.executable, "-m", "autograder", "grade", str(klass), "--out", str(out), "--work", str(work),
-               "--no-feedback", "--jobs", "1"]
+               "--no-feedback", "--export", "moodle", "--jobs", "1"]
 
     # 1. the first run is interrupted after its first result: what was graded is kept
     process, output, sent = interrupt_after_first_result(command)
@@ -135,11 +135,16 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
     kept = graded_in(out)
     assert 1 <= len(kept) < len(students) and all(r["score"] == r["max_score"] for r in kept.values()), output
     assert all(t <= sent for t in cache_entries(work).values()), "a result was cached after Ctrl-C"
+    # … and nothing that looks final is written for upload: the worksheet is partial, the wide table says so
+    assert not (out / "moodle_grading_worksheet.csv").exists() and (out / "moodle_grading_worksheet.partial.csv").exists()
+    assert "PARTIAL" in output
+    assert "not graded yet" in (out / "grades_wide.csv").read_text(encoding="utf-8")
 
     # 2. the same command again finishes the class (two workers: nothing here is about timing)
     rerun = subprocess.run(command[:-1] + ["2"], cwd=ROOT, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stdout
     assert f"({len(kept)} from earlier runs)" in rerun.stdout
+    assert (out / "moodle_grading_worksheet.csv").exists() and not (out / "moodle_grading_worksheet.partial.csv").exists()
     complete = graded_in(out)
     assert len(complete) == len(students) and all(r["score"] == r["max_score"] for r in complete.values())
 

@@ -4,9 +4,12 @@ A Moodle "download all submissions" zip of a class that did notebooks 01–03 (o
 handed in notebook 05, one a broken file, one forgot a notebook) is graded as the assignment
 `--notebooks 01,02,03`, and the grades come out as Moodle's grading worksheet and a Canvas
 gradebook import, with the right identifiers, names and totals; shards merge to the same files.
+The Moodle files are fed to Moodle's importers as reimplemented from its source (lms_importers):
+the worksheet in an English and a Russian Moodle, and the feedback files zip.
 """
 import csv
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -16,7 +19,9 @@ import pytest
 
 from autograder.course import CourseNotebook
 from autograder.demo import OVERLAPPING_MERGE
-from autograder.report import CANVAS_COLUMNS, MOODLE_COLUMNS
+import lms_importers
+from autograder.lms import moodle_columns
+from autograder.report import CANVAS_COLUMNS
 from autograder.sandbox import bwrap_works
 from autograder.simulate import submission
 from conftest import ROOT, grade, results_of
@@ -67,18 +72,63 @@ def test_the_assignment_is_only_its_notebooks(graded):
     assert json.loads((base / "out" / "grading.json").read_text())["notebooks"] == [NB1, NB2, NB3]
 
 
+def printed_maximum(output: str) -> float:
+    return float(re.search(r"maximum grade in Moodle to ([\d.]+)", output).group(1))
+
+
 def test_moodles_grading_worksheet(graded):
-    base, _ = graded
-    table = rows(base / "out" / "moodle_grading_worksheet.csv")
-    assert table[0] == MOODLE_COLUMNS == ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]
+    base, run = graded
+    table = rows(base / "out" / "moodle_grading_worksheet.csv")   # ru: most names in the roster are Cyrillic
+    assert table[0] == moodle_columns("ru")
+    assert table[0][:3] == ["Идентификатор", "Полное имя", "Оценка"] and "Последнее изменение (оценка)" in table[0]
     by_id = {row[0]: row for row in table[1:]}
-    assert set(by_id) == {"Participant 1001", "Participant 1002", "Participant 1003"}
+    assert set(by_id) == {"Участник1001", "Участник1002", "Участник1003"}
+    assert by_id["Участник1001"][1:4] == ["Иван Петров", FULL, FULL]
+    assert by_id["Участник1003"][2] == "0" and "не сдан" in by_id["Участник1003"][5]
+    assert "файл не читается" in by_id["Участник1003"][5] and "сдайте заново" in by_id["Участник1003"][5]
+    assert f"set the assignment's maximum grade in Moodle to {FULL}" in run.stdout
+
+
+def moodle_accepts(base, out, language, output):
+    """Every student's row is applied by Moodle's importer, with the right grade, under the printed maximum."""
     results = results_of(base / "out")
     total = lambda pid: sum(results[pid, nb]["score"] for nb in (NB1, NB2, NB3))
-    assert by_id["Participant 1001"][1:4] == ["Иван Петров", FULL, FULL]
-    assert by_id["Participant 1002"][1] == "Анна Иванова" and float(by_id["Participant 1002"][2]) == total("1002") < MAX
-    assert by_id["Participant 1003"][2] == "0" and "не сдан" in by_id["Participant 1003"][4]
-    assert "файл не читается" in by_id["Participant 1003"][4]
+    maximum = printed_maximum(output)
+    assert maximum == MAX
+    text = (out / "moodle_grading_worksheet.csv").read_text(encoding="utf-8")
+    applied = lms_importers.moodle_worksheet(text, language, {1001, 1002, 1003, 1004}, maximum)
+    assert {pid: row["grade"] for pid, row in applied.items()} == {int(p): total(p) for p in ("1001", "1002", "1003")}
+    assert applied[1002]["grade"] < MAX and "из" in applied[1002]["feedback"]
+    assert 1001 not in lms_importers.moodle_worksheet(text, language, {1001}, maximum - 1)   # why the maximum matters
+    other = "ru" if language == "en" else "en"
+    with pytest.raises(lms_importers.Refused):        # the other language's Moodle cannot find the columns
+        lms_importers.moodle_worksheet(text, other, {1001}, maximum)
+
+
+def test_moodle_accepts_the_worksheet_in_english_and_in_russian(graded, tmp_path):
+    base, run = graded
+    out = base / "out"
+    guessed = re.search(r"moodle upload \((\w\w) interface", run.stdout).group(1)
+    assert guessed == "ru"                              # two of the three names in the roster are Cyrillic
+    moodle_accepts(base, out, "ru", run.stdout)
+    for language in ("en", "ru"):
+        again = subprocess.run([sys.executable, "-m", "autograder", "merge", str(out), "--out", str(tmp_path / language),
+                                "--export", "moodle", "--lms-language", language], cwd=ROOT, capture_output=True, text=True)
+        assert again.returncode == 1, again.stdout     # 1003's broken file is still reported
+        moodle_accepts(base, tmp_path / language, language, again.stdout)
+
+
+def test_moodle_attaches_every_feedback_page_to_its_student(graded):
+    base, run = graded
+    path = base / "out" / "moodle_feedback_files.zip"
+    assert "moodle feedback files" in run.stdout and path.is_file()
+    attached = lms_importers.moodle_feedback_zip(path, {1001, 1002, 1003})
+    pages = {int(p.parent.name): sorted(p.name for p in p.parent.glob("*.html"))
+             for p in (base / "out" / "feedback").glob("*/*.html")}
+    assert {pid: sorted(names) for pid, names in attached.items()} == pages
+    assert set(pages) == {1001, 1002, 1003} and f"{NB1}.html" in pages[1001]
+    with zipfile.ZipFile(path) as z:
+        assert any(n.startswith("Иван Петров_1001_assignsubmission_file_/") for n in z.namelist())
 
 
 def test_canvas_gradebook_import(graded):
@@ -116,5 +166,30 @@ def test_shards_merge_into_the_same_files_with_the_roster(graded, tmp_path):
                           "--export", "moodle"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 1, run.stdout
     assert (merged / "roster.csv").read_text(encoding="utf-8") == (base / "out" / "roster.csv").read_text(encoding="utf-8")
-    assert rows(merged / "moodle_grading_worksheet.csv") == rows(base / "out" / "moodle_grading_worksheet.csv")
+    from nbgrader.api import Gradebook, SubmittedAssignment
+    with Gradebook(f"sqlite:///{merged / 'work' / 'course' / 'gradebook.db'}") as gb:   # merge writes it too
+        merged_scores = {(s.student.id, s.assignment.name): s.score for s in gb.db.query(SubmittedAssignment)}
+    results = results_of(base / "out")
+    assert merged_scores == {k: r["score"] for k, r in results.items() if r["status"] in ("graded", "broken")}
+    assert (merged / "work" / "course" / "autograded" / "1001" / NB1 / f"{NB1}.ipynb").is_file()
+    written = lambda path: [row[:4] + row[5:] for row in rows(path)]      # all but the time of writing
+    assert written(merged / "moodle_grading_worksheet.csv") == written(base / "out" / "moodle_grading_worksheet.csv")
     assert sorted(rows(merged / "grades_wide.csv")) == sorted(rows(base / "out" / "grades_wide.csv"))
+
+
+def test_formgrader_shows_the_class_with_names_counts_and_the_broken_file(graded):
+    """What formgrader's pages are made of: nbgrader's own API over the class's course directory."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    base, _ = graded
+    root = base / "out" / "work" / "course"
+    api = NbGraderAPI(coursedir=CourseDirectory(root=str(root)), config=None)
+    assert api.get_assignment(NB1)["num_submissions"] == 3
+    assert api.get_assignment(NB2)["num_submissions"] == 3          # 1003's broken 02 counts, with 0
+    students = {s["id"]: s for s in api.get_students()}
+    assert (students["1001"]["first_name"], students["1001"]["last_name"]) == ("Иван", "Петров")
+    submissions = {s["student"]: s for s in api.get_submissions(NB2)}
+    assert submissions["1003"]["score"] == 0 and submissions["1003"]["autograded"], submissions["1003"]
+    assert submissions["1001"]["score"] == CourseNotebook.load(NB2).max_score and submissions["1001"]["autograded"]
+    reason = (root / "autograded" / "1003" / NB2 / f"{NB2}.ipynb").read_text(encoding="utf-8")
+    assert "файл не читается" in reason
