@@ -21,6 +21,8 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 V1 = ("memory", "cpu", "pids")
+PREFIX = "bpe-sandbox-"
+STALE_SECONDS = 3600
 V2_CONTROLLERS = {"memory", "cpu", "pids"}
 PERIOD_US = 100_000
 
@@ -55,8 +57,9 @@ def available() -> str | None:
     if version() is not None:
         return None
     if (ROOT / "cgroup.controllers").exists():
-        return ("cgroup v2 is mounted, but the grader's own cgroup does not delegate memory, cpu and pids to it "
-                "(run as root in a cgroup of its own, or with systemd-run --user -p Delegate=yes)")
+        return ("cgroup v2 is mounted, but the grader's own cgroup is not writable or its cgroup.subtree_control "
+                "does not enable memory, cpu and pids (give the grader a delegated cgroup, e.g. systemd's "
+                "Delegate=yes, with the controllers enabled for its children)")
     return "no writable cgroup v1 memory, cpu and pids hierarchies and no cgroup v2 (run the grader as root)"
 
 
@@ -68,9 +71,11 @@ class SandboxCgroup:
 
     @classmethod
     def create(cls, memory_bytes: int, cpus: float, processes: int) -> "SandboxCgroup":
-        v, name = version(), f"bpe-sandbox-{uuid.uuid4().hex[:12]}"
+        v, name = version(), f"{PREFIX}{uuid.uuid4().hex[:12]}"
+        parents = [ROOT / own_path("")] if v == 2 else [ROOT / c / own_path(c) for c in V1]
+        remove_stale(parents)
         if v == 2:
-            folder = ROOT / own_path("") / name
+            folder = parents[0] / name
             folder.mkdir()
             group = cls([folder], 2)
             group.write("memory.max", memory_bytes)
@@ -79,7 +84,7 @@ class SandboxCgroup:
             group.write("pids.max", processes)
             return group
         if v == 1:
-            folders = [ROOT / c / own_path(c) / name for c in V1]
+            folders = [parent / name for parent in parents]
             for folder in folders:
                 folder.mkdir()
             group = cls(folders, 1)
@@ -150,6 +155,22 @@ class SandboxCgroup:
                 folder.rmdir()
             except OSError:
                 pass
+
+
+def remove_stale(parents: list[Path]) -> None:
+    """Remove the empty cgroups of sandboxes whose worker was killed before it could (an hour old:
+    never one that is being set up; a cgroup with processes in it cannot be removed anyway)."""
+    now = time.time()
+    for parent in parents:
+        try:
+            for folder in parent.glob(PREFIX + "*"):
+                if now - folder.stat().st_mtime > STALE_SECONDS:
+                    try:
+                        folder.rmdir()
+                    except OSError:
+                        pass
+        except OSError:
+            pass
 
 
 def join(procs_files: list[str]) -> None:

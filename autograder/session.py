@@ -6,9 +6,10 @@ agent next to the notebook's names (`autograder.agent`), returning its answer as
 `KernelSession` is the real thing — an IPython kernel started by `autograder.sandbox` and driven
 over Jupyter's messaging protocol, with the agent's requests on a socket pair of their own (one
 kernel execution serves a run of requests: a call costs a fraction of a millisecond, not the ~7 ms
-of an execution each); `LocalSession` runs the same cells and the same agent in this
-process, which makes the catalogue of student mistakes provable in seconds. Neither decides a
-grade: answers are checked by `autograder.remote` and compared by `autograder.evaluate`.
+of an execution each). The kernel is hostile, so what it sends on Jupyter's sockets is read raw
+and bounded before any of it is parsed (`iopub_message`), and every wait has a deadline.
+`LocalSession` runs the same cells and the same agent in this process, which makes the catalogue
+of student mistakes provable in seconds. Neither decides a grade: answers are checked by `autograder.remote` and compared by `autograder.evaluate`.
 """
 import builtins
 import contextlib
@@ -386,6 +387,9 @@ class KernelSession(LoggingConfigurable):
         while True:
             if not self.km.is_alive():
                 self.dead = "ядро Python остановилось (os._exit, сбой, нехватка памяти или процессорного времени)"
+                if self.cgroup is not None and self.cgroup.oom_killed():
+                    self.dead = (f"ядро Python остановлено: процессы блокнота вместе заняли больше "
+                                 f"{self.sandbox.memory_bytes / 2**30:g} ГиБ памяти")
                 raise KernelDied(self.dead)
             if time.monotonic() >= deadline:
                 return

@@ -197,6 +197,8 @@ def test_memfd_counts_against_the_sandboxs_memory(small):
                          "except OSError as e:\n    print('stopped:', e)\nprint(written)")
     assert small.cgroup.memory_peak() <= GiB
     assert run == "died" or "stopped" in run, run          # the kernel was stopped, or its writes were
+    if run == "died":
+        assert "1 ГиБ памяти" in small.dead, small.dead
 
 
 FORK_HOGS = '''
@@ -286,3 +288,26 @@ def cpu_seconds(pids) -> float:
         except OSError:
             pass
     return total
+
+
+@needs_cgroups
+def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never():
+    import os as _os
+    left, busy = cgroup.SandboxCgroup.create(GiB, 1, 64), cgroup.SandboxCgroup.create(GiB, 1, 64)
+    for folder in left.folders + busy.folders:        # both an hour old, as after a SIGKILLed worker
+        _os.utime(folder, (time.time() - 2 * cgroup.STALE_SECONDS,) * 2)
+    pid = _os.fork()
+    if pid == 0:                                      # a process still in `busy`
+        cgroup.join(busy.procs_files)
+        time.sleep(60)
+        _os._exit(0)
+    try:
+        while not all(str(pid) in (f / "cgroup.procs").read_text().split() for f in busy.folders):
+            time.sleep(0.01)
+        fresh = cgroup.SandboxCgroup.create(GiB, 1, 64)
+        assert not any(f.exists() for f in left.folders) and all(f.exists() for f in busy.folders)
+        fresh.remove()
+    finally:
+        busy.remove()
+        _os.waitpid(pid, 0)
+    assert not any(f.exists() for f in busy.folders)
