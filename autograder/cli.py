@@ -206,6 +206,10 @@ def cmd_check(args) -> int:
     sandbox = Sandbox(config=config)
     result = NotebookGrader(config=config).grade(course_nb, path, lambda: KernelSession(sandbox, config=config)).result
     say(test_report(result))
+    if result.status == ERROR:
+        say("Проверка не завершилась из-за лимита времени или сбоя машины: запустите её ещё раз. "
+            "Если это повторится, блокнот работает слишком долго.")
+        return RETRY
     return OK if result.status == GRADED and result.score >= result.max_score else SOME_FAILED
 
 

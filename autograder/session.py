@@ -9,7 +9,8 @@ kernel execution serves a run of requests: a call costs a fraction of a millisec
 of an execution each). The kernel is hostile, so what it sends on Jupyter's sockets is read raw
 and bounded before any of it is parsed (`iopub_message`), and every wait has a deadline.
 `LocalSession` runs the same cells and the same agent in this process, which makes the catalogue
-of student mistakes provable in seconds. Neither decides a grade: answers are checked by `autograder.remote` and compared by `autograder.evaluate`.
+of student mistakes provable in seconds. Neither decides a grade: answers are checked by
+`autograder.remote` and compared by `autograder.evaluate`.
 """
 import builtins
 import contextlib
@@ -61,6 +62,15 @@ class KernelStuck(RuntimeError):
     """The kernel neither finished nor answered an interrupt, and was stopped."""
 
 
+def reply_error(reply: dict, split: bool = False):
+    """The exception an execute_reply reports, as "ename: evalue" (or a pair), or None."""
+    content = reply["content"]
+    if content.get("status") != "error":
+        return None
+    ename, evalue = str(content.get("ename"))[:200], str(content.get("evalue"))[:2000]
+    return (ename, evalue) if split else f"{ename}: {evalue}"
+
+
 def error_output(ename: str, evalue: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
@@ -75,12 +85,12 @@ class LimitedOutputs:
     """Outputs of one cell as nbformat nodes, with streams merged and cut at `max_chars`."""
 
     def __init__(self, max_chars: int):
-        self.outputs, self.max_chars, self.size = [], max_chars, 0
+        self.outputs, self.max_chars, self.size, self.cut = [], max_chars, 0, False
 
     def add(self, msg: dict) -> None:
         kind = msg["header"]["msg_type"]
         if kind == "clear_output":
-            self.outputs, self.size = [], 0
+            self.outputs, self.size, self.cut = [], 0, False
             return
         if kind not in ("stream", "display_data", "execute_result", "error"):
             return
@@ -104,6 +114,8 @@ class LimitedOutputs:
             size = len(out.text)
         else:
             size = sum(len(str(v)) for v in out.get("data", {}).values())
+        if kind != "stream":
+            size = max(size, 100)       # a flood of empty outputs is a flood too
         if self.size + size > self.max_chars:
             if kind == "stream":
                 out.text, size = out.text[:left], left
@@ -120,8 +132,9 @@ class LimitedOutputs:
             self.mark_cut()
 
     def mark_cut(self) -> None:
-        note = f"\n… (вывод обрезан: больше {self.max_chars} символов)\n"
-        if not any(o.output_type == "stream" and o.text.endswith(note) for o in self.outputs):
+        if not self.cut:
+            self.cut = True
+            note = f"\n… (вывод обрезан: больше {self.max_chars} символов)\n"
             self.outputs.append(NotebookNode(output_type="stream", name="stdout", text=note))
 
 
@@ -136,10 +149,12 @@ class KernelSession(LoggingConfigurable):
     max_output_chars = Integer(200_000, help="Output kept per cell; the rest is cut with a note.").tag(config=True)
     max_message_bytes = Integer(32 * 2**20, help="The largest frame of a Jupyter message the grader accepts from "
                                 "the kernel (zmq's MAXMSGSIZE), and the largest content it parses. A bigger frame "
-                                "ends zmq's connection: that kernel's later cells then run out of time (a 10 MB "
-                                "print is about 20 MB).").tag(config=True)
+                                "ends zmq's iopub connection: the outputs of that kernel's later cells are lost "
+                                "(a 10 MB print is about 20 MB).").tag(config=True)
     receive_queue = Integer(64, help="Messages from the kernel the grader's sockets hold unread (zmq's RCVHWM); "
                             "more are dropped.").tag(config=True)
+    output_grace = Float(5, help="Seconds the grader still reads a cell's outputs after the kernel replied that "
+                         "the cell is done (they normally end at once).").tag(config=True)
     max_answer_chars = Integer(16 * 2**20, help="The largest answer (bytes) the agent may send for one request; "
                                "a bigger one ends the answers from that kernel "
                                "(the course's largest honest answer, a big merge table, is about 2 MB)."
@@ -329,6 +344,11 @@ class KernelSession(LoggingConfigurable):
     def serving_ended(self, budget: float = 0.05) -> str | None:
         """If the execution serving the channel has ended: how (else None). Reads what has arrived
         for at most `budget` seconds, so that a flood of messages cannot hold the caller."""
+        reply = self.shell_reply()     # on a socket of its own, which an iopub flood cannot crowd out
+        if reply is not None:
+            self.serving = self.current = None
+            self.drain_shell()
+            return reply_error(reply) or "приём запросов остановлен"
         error, until = None, time.monotonic() + budget
         while time.monotonic() < until:
             try:
@@ -357,6 +377,18 @@ class KernelSession(LoggingConfigurable):
         if not socket.poll(int(timeout * 1000)):
             raise queue.Empty
         return self.checked_message(socket.recv_multipart(copy=False))
+
+    def shell_reply(self, most: int = 100) -> dict | None:
+        """The kernel's execute_reply to the current execution, if it has come (other messages on
+        the shell socket are dropped unparsed; at most `most` are read at a time)."""
+        socket = self.kc.shell_channel.socket
+        for _ in range(most):
+            if not socket.poll(0):
+                return None
+            msg = self.checked_message(socket.recv_multipart(copy=False))
+            if msg is not None and msg["header"]["msg_type"] == "execute_reply":
+                return msg
+        return None
 
     def checked_message(self, frames: list) -> dict | None:
         for k, frame in enumerate(frames):
@@ -428,11 +460,19 @@ class KernelSession(LoggingConfigurable):
                                                 allow_stdin=False, stop_on_error=False)
         outputs = LimitedOutputs(self.max_output_chars)
         run = CellRun()
-        deadline, interrupted = time.monotonic() + timeout, False
+        deadline, interrupted, replied = time.monotonic() + timeout, False, None
         while True:
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 deadline = self.overdue(interrupted, f"ядро Python не остановилось после прерывания (лимит {timeout:g} с)")
                 interrupted = True
+            if replied is None:
+                reply = self.shell_reply()
+                if reply is not None:
+                    replied = now
+                    run.error = run.error or reply_error(reply, split=True)
+            elif now > replied + self.output_grace:
+                break            # the reply came, iopub's "idle" did not: a kernel flooding its own iopub
             try:
                 msg = self.iopub_message(0.2)
             except queue.Empty:

@@ -292,15 +292,14 @@ def cpu_seconds(pids) -> float:
 
 @needs_cgroups
 def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never():
-    import os as _os
     left, busy = cgroup.SandboxCgroup.create(GiB, 1, 64), cgroup.SandboxCgroup.create(GiB, 1, 64)
     for folder in left.folders + busy.folders:        # both an hour old, as after a SIGKILLed worker
-        _os.utime(folder, (time.time() - 2 * cgroup.STALE_SECONDS,) * 2)
-    pid = _os.fork()
+        os.utime(folder, (time.time() - 2 * cgroup.STALE_SECONDS,) * 2)
+    pid = os.fork()
     if pid == 0:                                      # a process still in `busy`
         cgroup.join(busy.procs_files)
         time.sleep(60)
-        _os._exit(0)
+        os._exit(0)
     try:
         while not all(str(pid) in (f / "cgroup.procs").read_text().split() for f in busy.folders):
             time.sleep(0.01)
@@ -309,5 +308,33 @@ def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never()
         fresh.remove()
     finally:
         busy.remove()
-        _os.waitpid(pid, 0)
+        os.waitpid(pid, 0)
     assert not any(f.exists() for f in busy.folders)
+
+
+def test_every_kind_of_output_counts_against_a_cells_limit_and_printing_lines_does_not_reach_it():
+    from autograder.session import LimitedOutputs
+
+    def msg(kind, **content):
+        return {"header": {"msg_type": kind}, "content": content, "parent_header": {}, "metadata": {}}
+    flood = LimitedOutputs(50_000)
+    for _ in range(100_000):                          # empty outputs cost something too
+        flood.add(msg("display_data", data={}, metadata={}))
+    for _ in range(25):                               # 25 tracebacks of 40 MB once wrote a 1 GB notebook
+        flood.add(msg("error", ename="E", evalue="x" * 2**20, traceback=["y" * 2**20] * 40))
+    assert sum(len(str(o)) for o in flood.outputs) < 60_000
+    honest = LimitedOutputs(200_000)
+    for i in range(5000):
+        honest.add(msg("stream", name="stdout", text=f"строка {i}\n"))
+    assert len(honest.outputs) == 1 and honest.outputs[0].text.endswith("строка 4999\n")
+
+
+def test_a_frame_above_the_limit_is_never_read_and_later_cells_still_end_with_their_errors():
+    session = KernelSession(Sandbox(), max_message_bytes=2**20).start()    # 1 MiB here (32 MiB by default)
+    try:
+        assert session.run_cell("print('x' * 2**21)").outputs == []          # a 2 MiB frame: zmq drops it
+        define(session, "def double(x):\n    return 2 * x")
+        assert session.run_cell("raise ValueError('v')").error == ("ValueError", "v")
+        assert Remote(session).call("double", (21,), {}) == 42
+    finally:
+        session.close()
