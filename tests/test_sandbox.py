@@ -303,11 +303,11 @@ def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never()
     try:
         while not all(str(pid) in (f / "cgroup.procs").read_text().split() for f in busy.folders):
             time.sleep(0.01)
-        fresh = cgroup.SandboxCgroup.create(GiB, 1, 64)
+        cgroup.SandboxCgroup.create(GiB, 1, 64).remove()
         assert not any(f.exists() for f in left.folders) and all(f.exists() for f in busy.folders)
-        fresh.remove()
     finally:
         busy.remove()
+        left.remove()
         os.waitpid(pid, 0)
     assert not any(f.exists() for f in busy.folders)
 
