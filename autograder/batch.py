@@ -7,7 +7,9 @@ cached (atomically), recorded in the class gradebook (autograder.gradebook) and 
 kept; at the end — or at a Ctrl-C — the output files are written for everything known.
 
 - A worker that dies costs the notebook it was grading (status `error`, tried again next run);
-  a new worker takes its place.
+  a new worker takes its place. So does a worker whose notebook runs past its limits plus a grace
+  (`watchdog_seconds`): the watchdog stops it (SIGTERM, then SIGKILL; the kernel dies with it) —
+  whatever the notebook or the grader's own work on it does, the class finishes.
 - Ctrl-C stops the workers at once; results that arrive while stopping are dropped, never cached.
   The outputs list everything graded so far, this run or before, so an interrupted run never
   leaves a less complete grades.csv than the one it started with.
@@ -142,14 +144,35 @@ def file_key(path: Path, digest: str) -> str:
     return h.hexdigest()
 
 
-class Workers:
-    """`jobs` worker processes; each takes one task at a time."""
+def setting(config, cls, name: str):
+    """A setting of a configurable class: from `config` (autograder.course.load_config), else its default."""
+    section = config[cls.__name__]
+    return section[name] if name in section else cls.class_traits()[name].default_value
 
-    def __init__(self, jobs: int, course_root: Path, overrides: dict):
+
+def watchdog_seconds(overrides: dict, grace: float = 120) -> float:
+    """How long one notebook may take in a worker before the watchdog stops it: the kernel's start,
+    the notebook's time, one more cell (the notebook's time is checked between cells) and the two
+    interrupt graces, plus `grace` for the tests and the grader's own work."""
+    from .course import load_config
+    from .pipeline import NotebookGrader
+    from .session import KernelSession
+    config = load_config(overrides)
+    return (setting(config, KernelSession, "startup_timeout") + setting(config, NotebookGrader, "notebook_timeout")
+            + setting(config, KernelSession, "cell_timeout") + 2 * setting(config, KernelSession, "interrupt_grace")
+            + grace)
+
+
+class Workers:
+    """`jobs` worker processes; each takes one task at a time, for at most `limit` seconds."""
+
+    def __init__(self, jobs: int, course_root: Path, overrides: dict, limit: float | None = None):
         self.context = multiprocessing.get_context("spawn")
         self.course_root, self.overrides = str(course_root), overrides
         self.slots: dict[int, tuple] = {}          # slot → (process, connection)
         self.busy: dict[int, dict] = {}             # slot → task
+        self.started: dict[int, float] = {}         # slot → when its task was sent (monotonic)
+        self.limit = limit
         for slot in range(jobs):
             self.start(slot)
 
@@ -166,12 +189,13 @@ class Workers:
 
     def send(self, slot: int, task: dict) -> None:
         self.busy[slot] = task
+        self.started[slot] = time.monotonic()
         self.slots[slot][1].send(task)
 
     def answers(self, timeout: float = 1.0):
         """(task, answer) for each finished task; answer None when the worker died on it."""
         ready = wait([c for _, c in self.slots.values()] + [p.sentinel for p, _ in self.slots.values()], timeout)
-        done = []
+        done = self.watch()
         for slot, (process, conn) in list(self.slots.items()):
             if conn in ready or process.sentinel in ready:
                 try:
@@ -186,6 +210,27 @@ class Workers:
                         task["exitcode"] = process.exitcode
                 if task is not None:
                     done.append((task, answer))
+        return done
+
+    def watch(self) -> list:
+        """The watchdog: a worker whose task has run past `limit` is stopped and replaced; the task
+        comes back with the reason (and no answer)."""
+        done = []
+        for slot, task in list(self.busy.items()):
+            if self.limit is None or time.monotonic() - self.started[slot] <= self.limit:
+                continue
+            process, conn = self.slots[slot]
+            process.terminate()                 # the worker shuts its kernel down on SIGTERM…
+            process.join(5)
+            if process.is_alive():              # …unless it is stuck in C code: then SIGKILL (the kernel
+                process.kill()                  # dies with its parent)
+                process.join(5)
+            conn.close()
+            del self.busy[slot]
+            task["watchdog"] = (f"the notebook ran past the grader's limit of {self.limit:g} s (its time limits "
+                                f"plus a grace), so its worker was stopped and replaced")
+            self.start(slot)
+            done.append((task, None))
         return done
 
     def stop(self, now: bool = False) -> None:
@@ -218,6 +263,7 @@ class ClassGrader:
         self.cache = Cache(self.work)
         self.course_notebooks = {n: course.notebook(n) for n in self.notebooks}
         self.names: dict[str, str] = {}     # student → name, for the gradebook (OUT/roster.csv)
+        self.watchdog = watchdog_seconds(self.overrides)
 
     def grade(self, found: Class, out: Path, shard: tuple[int, int] | None = None) -> Outcome:
         students = sorted(found.students)
@@ -254,7 +300,7 @@ class ClassGrader:
         workers = None
         try:
             if tasks:
-                workers = Workers(min(self.jobs, len(tasks)), self.course.root, self.overrides)
+                workers = Workers(min(self.jobs, len(tasks)), self.course.root, self.overrides, self.watchdog)
             while tasks or (workers and workers.busy):
                 for slot in workers.idle():
                     if tasks:
@@ -286,6 +332,9 @@ class ClassGrader:
     def receive(self, task: dict, answer: dict | None, html: dict) -> Result:
         """Keep one finished task: cache, gradebook, feedback. Never raises for a bad answer."""
         course_nb = self.course_notebooks[task["notebook"]]
+        if answer is None and task.get("watchdog"):
+            return Result(task["student"], task["notebook"], 0, course_nb.max_score, ERROR,
+                          f"{task['watchdog']}; run the command again to retry it")
         if answer is None:
             return Result(task["student"], task["notebook"], 0, course_nb.max_score, ERROR,
                           f"the grader's worker process stopped while grading this notebook "

@@ -2,8 +2,10 @@
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
-could not be prepared (e.g. nbgrader failed on solutions/); 130 interrupted (what was graded is
-kept and written out; run the same command again to go on).
+could not be prepared (e.g. nbgrader failed on solutions/); 4 some notebooks could not be graded
+because of the grader or the machine (status `error`: a worker stopped, the watchdog, a kernel
+that would not start) — nothing was cached for them, run the same command again to retry them;
+130 interrupted (what was graded is kept and written out; run the same command again to go on).
 """
 import argparse
 import shutil
@@ -14,15 +16,16 @@ from pathlib import Path
 
 from bpe_course.vocab import offline_tiktoken
 
+from . import cgroup
 from .batch import Cache, ClassGrader, default_jobs, merge_gradebook, merge_outputs, parse_shard
 from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from . import lms as lms_files
 from .report import grade_table, read_roster, test_report, write_canvas_import, write_roster
-from .results import GRADED, NOT_GRADED
+from .results import ERROR, GRADED, NOT_GRADED
 from .sandbox import Sandbox
 from .submissions import LMS_PATTERNS, Problem, find_submissions, import_zip, which_lms
 
-OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, INTERRUPTED = 0, 1, 2, 3, 130
+OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, RETRY, INTERRUPTED = 0, 1, 2, 3, 4, 130
 
 
 def say(*lines: str) -> None:
@@ -45,6 +48,10 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
         say(f"feedback: {out / 'feedback'}/<student_id>/<notebook>.html")
     if outcome.interrupted:
         return INTERRUPTED
+    if outcome.count(ERROR):
+        say(f"{outcome.count(ERROR)} notebook(s) could not be graded because of the grader or the machine "
+            "(status error, not cached): run the same command again to retry them.")
+        return RETRY
     return SOME_FAILED if outcome.count(*NOT_GRADED) or any(r.feedback_error for r in outcome.results) else OK
 
 
@@ -146,13 +153,20 @@ def overrides_of(args) -> dict:
 
 
 def warn_about_sandbox(config) -> None:
-    if Sandbox(config=config).resolved_mode() == "limits":
+    sandbox = Sandbox(config=config)
+    if sandbox.resolved_mode() == "limits":
         say("", "!" * 78,
             "WARNING: bubblewrap (bwrap) is not available, so student code is NOT walled in: it runs",
             "with resource limits and a clean environment only, as the user running the grader, and can",
             "read what that user can read. Grades are still decided outside the student's process.",
             "Install it (Debian/Ubuntu: apt-get install bubblewrap) before grading a real class.",
             "!" * 78, "")
+    why = cgroup.available()
+    if why and sandbox.resolved_mode() != "off" and sandbox.cgroups != "off":
+        say("", "WARNING: no cgroup per sandbox: " + why + ".",
+            "Each kernel process keeps its own memory, CPU-time and process limits, but a notebook's forked",
+            "processes together (and its shared memory) may use more than Sandbox.memory_bytes, and its",
+            "processes compete for the CPU with the other notebooks' (README: How grading works).", "")
 
 
 def parse_renames(specs: list[str] | None) -> dict:
@@ -309,6 +323,10 @@ def cmd_check(args) -> int:
     sandbox = Sandbox(config=config)
     result = NotebookGrader(config=config).grade(course_nb, path, lambda: KernelSession(sandbox, config=config)).result
     say(test_report(result))
+    if result.status == ERROR:
+        say("Проверка не завершилась из-за лимита времени или сбоя машины: запустите её ещё раз. "
+            "Если это повторится, блокнот работает слишком долго.")
+        return RETRY
     return OK if result.status == GRADED and result.score >= result.max_score else SOME_FAILED
 
 

@@ -15,6 +15,9 @@
 
 A dying kernel, a cell that runs too long or a notebook out of time costs only the tests after
 it; the tests before keep their points. Nothing a submission does ends in an exception here.
+When a wall-clock limit cut the notebook short (a cell interrupted, the notebook's time out, a
+kernel that had to be killed) and tests were lost to it, a busy machine may be the cause: the
+result is then `error` (never cached; the command asks to run it again), its tests kept for a look.
 """
 import builtins
 import time
@@ -100,6 +103,7 @@ class NotebookGrader(LoggingConfigurable):
         given_ns = {"__name__": "__main__", "__builtins__": builtins}
         errors: dict[str, str] = {}          # grade_id of a solution cell → the error it ended with
         tests, ran, stopped = [], set(), None
+        cut = None                           # why a wall-clock limit cut the notebook short, if one did
         deadline = time.monotonic() + self.notebook_timeout
         for i, cell in enumerate(cells):
             if cell.cell_type != "code":
@@ -108,7 +112,7 @@ class NotebookGrader(LoggingConfigurable):
             if i > last_test:
                 continue
             if stopped is None and time.monotonic() > deadline:
-                stopped = f"блокнот исчерпал свои {self.notebook_timeout} с"
+                stopped = cut = f"блокнот исчерпал свои {self.notebook_timeout} с"
             if is_test(cell):
                 test = course.tests.get(grade_id(cell))
                 if test is None:
@@ -134,12 +138,15 @@ class NotebookGrader(LoggingConfigurable):
                 run = session.run_cell(cell.source)
             except (KernelDied, KernelStuck) as e:
                 stopped = f"ядро Python остановилось в ячейке {i + 1}"
+                if isinstance(e, KernelStuck):
+                    cut = f"ядро Python не ответило на прерывание в ячейке {i + 1} и было остановлено"
                 cell.outputs = [error_output("DeadKernelError", f"Ядро Python остановилось в этой ячейке ({e}); "
                                              "следующие ячейки не выполнялись")]
                 continue
             ran.add(i)
             cell.outputs = run.outputs
             if run.error and run.error[0] == "Timeout":
+                cut = cut or f"ячейка {i + 1} прервана: работала дольше {run.error[1]} с"
                 cell.outputs.append(error_output("Timeout", f"Ячейка работала дольше {run.error[1]} с и была "
                                                  "прервана"))
             if run.error and is_solution(cell):
@@ -153,6 +160,11 @@ class NotebookGrader(LoggingConfigurable):
         failed = [t.name for t in tests if t.score < t.max_score]
         message = f"failed: {', '.join(failed)}" if failed else "all tests passed"
         result = Result(student, course.name, score, course.max_score, GRADED, message, tests)
+        if cut and failed:
+            result.status, result.score = ERROR, 0      # like every error: 0 until a run grades it
+            result.message = (f"cut short by a wall-clock limit ({cut}), and {len(failed)} test(s) did not pass: "
+                              "a busy machine can do this; run the command again to retry it (if it happens "
+                              "again, the notebook itself is too slow)")
         return Graded(result, notebook, ran)
 
     @staticmethod

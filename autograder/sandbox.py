@@ -16,9 +16,13 @@ builds is `python -m autograder.sandbox CONFIG -f CONNECTION_FILE`, this module'
 - gives the kernel an explicit environment (`--clearenv`): the variables listed in
   `kernel_env()` and `Sandbox.extra_env`, nothing inherited from the grader;
 - runs it as an unprivileged user with no capabilities: when the grader is root, the kernel
-  drops to `uid_base + slot` (one uid per parallel worker, so one student's fork bomb cannot use
-  up another's process limit) with `no_new_privs` set by bubblewrap; otherwise bubblewrap maps
-  the grader's user to that uid in a user namespace of its own;
+  drops to a uid of its own, fresh for each sandbox (`claim_uid`: no two sandboxes at a time share
+  one, so one student's fork bomb cannot use up another's process limit, not even a `check`'s)
+  with `no_new_privs` set by bubblewrap; otherwise bubblewrap maps the grader's user to `uid_base`
+  in a user namespace of its own;
+- puts the whole sandbox in a cgroup of its own (`autograder.cgroup`, where the host allows it):
+  memory for all its processes together (shared memory and memfd included), a CPU quota, a
+  process count — so forked children, `setsid` and memfd escape none of them;
 - runs Python with -P, so a module the student writes next to the notebook cannot shadow one
   that the notebook imports.
 Without bubblewrap (`mode = "limits"`) only the limits and the clean environment apply, and
@@ -27,18 +31,22 @@ the grader says so loudly; `mode = "off"` is for trusted notebooks only.
 import json
 import os
 import resource
+import secrets
 import shutil
+import signal
 import subprocess
 import sys
 from functools import lru_cache
 from pathlib import Path
 
-from traitlets import Dict, Enum, Integer, List, Unicode
+from traitlets import Dict, Enum, Float, Integer, List, Unicode
 from traitlets.config import LoggingConfigurable
 
 import bpe_course
+from . import cgroup
 from bpe_course.paths import DATA_DIR
 
+UID_CLAIMS = Path("/run/bpe-grader-uids")
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"]
 ETC_FILES = ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime"]
 
@@ -79,9 +87,18 @@ class Sandbox(LoggingConfigurable):
                           "stopped after that.").tag(config=True)
     file_bytes = Integer(256 * 2**20, help="The largest file the kernel may write (RLIMIT_FSIZE).").tag(config=True)
     tmp_bytes = Integer(256 * 2**20, help="Size of the kernel's private /tmp.").tag(config=True)
-    processes = Integer(128, help="Processes and threads the kernel's user may have (RLIMIT_NPROC).").tag(config=True)
-    uid_base = Integer(2_100_000, help="When the grader runs as root, the kernel of worker slot k runs as uid "
-                       "(and gid) uid_base + k; otherwise the grader's user is mapped to it.").tag(config=True)
+    processes = Integer(128, help="Processes and threads the sandbox may have (RLIMIT_NPROC of its own uid, and "
+                        "its cgroup's pids.max).").tag(config=True)
+    open_files = Integer(256, help="Files each process of the kernel may have open (RLIMIT_NOFILE).").tag(config=True)
+    cpus = Float(1.0, help="CPUs the whole sandbox may use at once (its cgroup's CPU quota), however many "
+                 "processes it forks.").tag(config=True)
+    cgroups = Enum(["auto", "on", "off"], "auto",
+                   help="A cgroup per sandbox (memory of all its processes, CPU quota, process count): auto: where "
+                        "the host allows it (the grader warns otherwise); on: required; off: never.").tag(config=True)
+    uid_base = Integer(2_100_000, help="When the grader runs as root, each sandbox runs as a fresh uid (and gid) "
+                       "from uid_base to uid_base + uid_count - 1; otherwise the grader's user is mapped to "
+                       "uid_base.").tag(config=True)
+    uid_count = Integer(1_000_000, help="How many uids the sandboxes may use (see uid_base).").tag(config=True)
     extra_env = Dict(Unicode(), help="More environment variables for the kernel (nothing else of the "
                      "grader's environment passes).").tag(config=True)
     read_only_paths = List(Unicode(), help="More folders the kernel may read.").tag(config=True)
@@ -118,14 +135,48 @@ class Sandbox(LoggingConfigurable):
         """The launcher's own environment: enough to start Python, nothing of the grader's."""
         return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
 
-    def kernel_argv(self, workdir: Path, sockets: Path, slot: int) -> list[str]:
+    def use_cgroups(self) -> bool:
+        if self.cgroups == "off" or self.resolved_mode() == "off":
+            return False
+        if self.cgroups == "on" and cgroup.available():
+            raise OSError(f"Sandbox.cgroups is on, but: {cgroup.available()}")
+        return cgroup.available() is None
+
+    def make_cgroup(self) -> "cgroup.SandboxCgroup | None":
+        """A fresh cgroup for one sandbox, or None where cgroups are off or not available."""
+        if not self.use_cgroups():
+            return None
+        return cgroup.SandboxCgroup.create(self.memory_bytes, self.cpus, self.processes)
+
+    def claim_uid(self) -> int:
+        """A uid no other sandbox is using now (claimed by a file in /run/bpe-grader-uids; see
+        `release_uid`); `uid_base` when the grader is not root (a user namespace maps it)."""
+        if os.getuid() != 0:
+            return self.uid_base
+        folder = UID_CLAIMS
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for _ in range(1000):
+            uid = self.uid_base + secrets.randbelow(self.uid_count)
+            try:
+                os.close(os.open(folder / str(uid), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                return uid
+            except FileExistsError:
+                continue
+        raise OSError(f"no free sandbox uid in {folder}")
+
+    def release_uid(self, uid: int) -> None:
+        if os.getuid() == 0:
+            (UID_CLAIMS / str(uid)).unlink(missing_ok=True)
+
+    def kernel_argv(self, workdir: Path, sockets: Path, uid: int, group: "cgroup.SandboxCgroup | None" = None
+                    ) -> list[str]:
         """The kernel command for a kernelspec: the launcher, with everything it needs in a file."""
         folder = workdir.parent
         config = {
             "mode": self.resolved_mode(), "workdir": str(workdir), "sockets": str(sockets),
-            "etc": str(folder / "etc"), "uid": self.uid_base + slot,
+            "etc": str(folder / "etc"), "uid": uid, "cgroup": group.procs_files if group else [],
             "limits": {"RLIMIT_AS": self.memory_bytes, "RLIMIT_CPU": self.cpu_seconds,
-                       "RLIMIT_FSIZE": self.file_bytes},
+                       "RLIMIT_FSIZE": self.file_bytes, "RLIMIT_NOFILE": self.open_files},
             "processes": self.processes, "tmp_bytes": self.tmp_bytes,
             "env": self.kernel_env(workdir),
             "read_only": [*self.default_read_only_paths(), *self.read_only_paths],
@@ -199,6 +250,15 @@ def bwrap_command(config: dict, connection_file: str, kernel: list[str]) -> list
                    str(config["processes"]), "--", *kernel]
 
 
+def die_with_parent() -> None:
+    """SIGKILL when the grading worker that started this process dies (kept across exec)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def apply_limits(limits: dict) -> None:
     for name, value in limits.items():
         soft, hard = resource.getrlimit(getattr(resource, name))
@@ -210,6 +270,8 @@ def main(argv: list[str]) -> None:
     config = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     connection_file = str(Path(argv[argv.index("-f") + 1]).resolve())
     kernel = [sys.executable, "-P", "-m", "ipykernel_launcher", "-f", connection_file]
+    die_with_parent()       # a worker the watchdog kills takes its kernel with it (bwrap: --die-with-parent)
+    cgroup.join(config.get("cgroup", []))    # before anything of the student's runs
     if config["mode"] == "off":
         os.execve(sys.executable, kernel, {**os.environ, **config["env"]})
     apply_limits(config["limits"])

@@ -6,9 +6,11 @@ agent next to the notebook's names (`autograder.agent`), returning its answer as
 `KernelSession` is the real thing — an IPython kernel started by `autograder.sandbox` and driven
 over Jupyter's messaging protocol, with the agent's requests on a socket pair of their own (one
 kernel execution serves a run of requests: a call costs a fraction of a millisecond, not the ~7 ms
-of an execution each); `LocalSession` runs the same cells and the same agent in this
-process, which makes the catalogue of student mistakes provable in seconds. Neither decides a
-grade: answers are checked by `autograder.remote` and compared by `autograder.evaluate`.
+of an execution each). The kernel is hostile, so what it sends on Jupyter's sockets is read raw
+and bounded before any of it is parsed (`iopub_message`), and every wait has a deadline.
+`LocalSession` runs the same cells and the same agent in this process, which makes the catalogue
+of student mistakes provable in seconds. Neither decides a grade: answers are checked by
+`autograder.remote` and compared by `autograder.evaluate`.
 """
 import builtins
 import contextlib
@@ -23,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import zmq
 from jupyter_client import KernelManager
 from jupyter_client.kernelspec import KernelSpec
 from nbformat import NotebookNode
@@ -35,6 +38,8 @@ from . import wire
 from .sandbox import Sandbox
 
 AGENT_FILES = (("_bpe_wire", wire.__file__), ("_bpe_agent", agent_module.__file__))
+DELIM = b"<IDS|MSG>"      # Jupyter's separator between a message's routing ids and its frames
+SMALL_FRAME = 4096        # a header, or a parent header (our own request's header, echoed back)
 
 
 def agent_error(message: str) -> dict:
@@ -57,6 +62,15 @@ class KernelStuck(RuntimeError):
     """The kernel neither finished nor answered an interrupt, and was stopped."""
 
 
+def reply_error(reply: dict, split: bool = False):
+    """The exception an execute_reply reports, as "ename: evalue" (or a pair), or None."""
+    content = reply["content"]
+    if content.get("status") != "error":
+        return None
+    ename, evalue = str(content.get("ename"))[:200], str(content.get("evalue"))[:2000]
+    return (ename, evalue) if split else f"{ename}: {evalue}"
+
+
 def error_output(ename: str, evalue: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
@@ -71,22 +85,40 @@ class LimitedOutputs:
     """Outputs of one cell as nbformat nodes, with streams merged and cut at `max_chars`."""
 
     def __init__(self, max_chars: int):
-        self.outputs, self.max_chars, self.size = [], max_chars, 0
+        self.outputs, self.max_chars, self.size, self.cut = [], max_chars, 0, False
 
     def add(self, msg: dict) -> None:
         kind = msg["header"]["msg_type"]
         if kind == "clear_output":
-            self.outputs, self.size = [], 0
+            self.outputs, self.size, self.cut = [], 0, False
             return
         if kind not in ("stream", "display_data", "execute_result", "error"):
             return
-        if self.size >= self.max_chars and kind != "error":
-            return                      # already cut: a flood costs no more than reading it
+        if self.size >= self.max_chars:
+            self.mark_cut()             # already cut: a flood costs no more than reading it
+            return
         out = output_from_msg(msg)
-        size = len(out.text) if kind == "stream" else sum(len(str(v)) for v in out.get("data", {}).values())
+        left = self.max_chars - self.size
+        if kind == "error":             # errors count too (25 tracebacks of 40 MB are a flood as well)
+            out.ename, out.evalue = str(out.ename)[:200], str(out.evalue)[:min(left, 2000)]
+            lines = out.traceback if isinstance(out.traceback, list) else []
+            out.traceback, used = [], len(out.ename) + len(out.evalue)
+            for line in map(str, lines):
+                if used + len(line) > left:
+                    break
+                out.traceback.append(line)
+                used += len(line)
+            size = used
+        elif kind == "stream":
+            out.text = str(out.text)
+            size = len(out.text)
+        else:
+            size = sum(len(str(v)) for v in out.get("data", {}).values())
+        if kind != "stream":
+            size = max(size, 100)       # a flood of empty outputs is a flood too
         if self.size + size > self.max_chars:
-            if kind == "stream" and self.size < self.max_chars:
-                out.text = out.text[: self.max_chars - self.size]
+            if kind == "stream":
+                out.text, size = out.text[:left], left
             elif kind != "error":
                 self.mark_cut()
                 return
@@ -100,8 +132,9 @@ class LimitedOutputs:
             self.mark_cut()
 
     def mark_cut(self) -> None:
-        note = f"\n… (вывод обрезан: больше {self.max_chars} символов)\n"
-        if not any(o.output_type == "stream" and o.text.endswith(note) for o in self.outputs):
+        if not self.cut:
+            self.cut = True
+            note = f"\n… (вывод обрезан: больше {self.max_chars} символов)\n"
             self.outputs.append(NotebookNode(output_type="stream", name="stdout", text=note))
 
 
@@ -114,14 +147,22 @@ class KernelSession(LoggingConfigurable):
     interrupt_grace = Float(10, help="Seconds an interrupted cell or call may take to stop before the kernel "
                             "is killed.").tag(config=True)
     max_output_chars = Integer(200_000, help="Output kept per cell; the rest is cut with a note.").tag(config=True)
+    max_message_bytes = Integer(32 * 2**20, help="The largest frame of a Jupyter message the grader accepts from "
+                                "the kernel (zmq's MAXMSGSIZE), and the largest content it parses. A bigger frame "
+                                "ends zmq's iopub connection: the outputs of that kernel's later cells are lost "
+                                "(a 10 MB print is about 20 MB).").tag(config=True)
+    receive_queue = Integer(64, help="Messages from the kernel the grader's sockets hold unread (zmq's RCVHWM); "
+                            "more are dropped.").tag(config=True)
+    output_grace = Float(5, help="Seconds the grader still reads a cell's outputs after the kernel replied that "
+                         "the cell is done (they normally end at once).").tag(config=True)
     max_answer_chars = Integer(16 * 2**20, help="The largest answer (bytes) the agent may send for one request; "
                                "a bigger one ends the answers from that kernel "
                                "(the course's largest honest answer, a big merge table, is about 2 MB)."
                                ).tag(config=True)
 
-    def __init__(self, sandbox: Sandbox, slot: int = 0, **kwargs):
+    def __init__(self, sandbox: Sandbox, **kwargs):
         super().__init__(**kwargs)
-        self.sandbox, self.slot = sandbox, slot
+        self.sandbox = sandbox
         self.km = self.kc = None
         self.dead: str | None = None          # why the kernel is gone, once it is
         self.channel: socket.socket | None = None   # the grader's end of the agent's request channel
@@ -129,14 +170,20 @@ class KernelSession(LoggingConfigurable):
         self.serving: str | None = None       # msg_id of the execution in which the agent answers requests
         self.broken: str | None = None        # why the channel carries no more answers
         self.sequence = 0
+        self.current: str | None = None       # msg_id of the execution whose messages are read
+        self.context: zmq.Context | None = None
         self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))   # short: unix sockets ≤ 107 chars
+        self.uid: int | None = None
+        self.cgroup = None                    # autograder.cgroup.SandboxCgroup, where the host has them
 
     # -- life cycle ------------------------------------------------------------------------------
     def start(self) -> "KernelSession":
         workdir, sockets = self.folder / "work", self.folder / "ipc"
         workdir.mkdir()
         sockets.mkdir()
-        argv = self.sandbox.kernel_argv(workdir, sockets, self.slot)
+        self.uid = self.sandbox.claim_uid()
+        self.cgroup = self.sandbox.make_cgroup()
+        argv = self.sandbox.kernel_argv(workdir, sockets, self.uid, self.cgroup)
         self.km = SandboxKernelManager(spec=KernelSpec(argv=argv, language="python", display_name="sandbox",
                                                        interrupt_mode="message"),
                                        transport="ipc", ip=str(sockets / "kernel"),
@@ -150,7 +197,11 @@ class KernelSession(LoggingConfigurable):
                                      stdin=subprocess.DEVNULL, pass_fds=(self.agent_fd,))
         finally:
             kernel_end.close()
-        self.kc = self.km.client()
+        # the kernel is hostile: no frame above max_message_bytes, no more than receive_queue messages held
+        self.context = zmq.Context()
+        self.context.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+        self.context.setsockopt(zmq.RCVHWM, self.receive_queue)
+        self.kc = self.km.client(context=self.context)
         self.kc.start_channels()
         try:
             self.kc.wait_for_ready(timeout=self.startup_timeout)
@@ -185,11 +236,17 @@ class KernelSession(LoggingConfigurable):
                 self.kc.stop_channels()
             if self.km is not None and self.km.has_kernel:
                 self.km.shutdown_kernel(now=True)
+            if self.context is not None:
+                self.context.destroy(linger=0)
         except Exception:
             pass
         finally:
             if self.km is not None:
                 self.km.cleanup_resources()
+            if self.cgroup is not None:      # children that left the kernel's session end here too
+                self.cgroup.remove()
+            if self.uid is not None:
+                self.sandbox.release_uid(self.uid)
             self.sandbox.remove(self.folder)
 
     def __enter__(self):
@@ -219,7 +276,7 @@ class KernelSession(LoggingConfigurable):
         if self.broken:
             return agent_error(self.broken)
         if self.serving is None:
-            self.serving = self.kc.execute(f"__import__('sys').modules['_bpe_agent'].agent.serve_channel("
+            self.serving = self.current = self.kc.execute(f"__import__('sys').modules['_bpe_agent'].agent.serve_channel("
                                            f"{self.agent_fd})", silent=True, store_history=False,
                                            allow_stdin=False, stop_on_error=False)
         self.sequence += 1
@@ -284,23 +341,77 @@ class KernelSession(LoggingConfigurable):
         except OSError as e:
             self.broken = f"(канал агента проверки закрыт: {e})"
 
-    def serving_ended(self) -> str | None:
-        """If the execution serving the channel has ended: how (else None)."""
-        error = None
-        while True:
+    def serving_ended(self, budget: float = 0.05) -> str | None:
+        """If the execution serving the channel has ended: how (else None). Reads what has arrived
+        for at most `budget` seconds, so that a flood of messages cannot hold the caller."""
+        reply = self.shell_reply()     # on a socket of its own, which an iopub flood cannot crowd out
+        if reply is not None:
+            self.serving = self.current = None
+            self.drain_shell()
+            return reply_error(reply) or "приём запросов остановлен"
+        error, until = None, time.monotonic() + budget
+        while time.monotonic() < until:
             try:
-                msg = self.kc.get_iopub_msg(timeout=0)
+                msg = self.iopub_message(0)
             except queue.Empty:
                 return None
-            if msg["parent_header"].get("msg_id") != self.serving:
+            if msg is None:
                 continue
             kind, content = msg["header"]["msg_type"], msg["content"]
             if kind == "error":
-                error = f"{content.get('ename')}: {content.get('evalue')}"
-            if kind == "status" and content["execution_state"] == "idle":
-                self.serving = None
+                error = f"{str(content.get('ename'))[:200]}: {str(content.get('evalue'))[:2000]}"
+            if kind == "status" and content.get("execution_state") == "idle":
+                self.serving = self.current = None
                 self.drain_shell()
                 return error or "приём запросов остановлен"
+        return None
+
+    def iopub_message(self, timeout: float) -> dict | None:
+        """The next message on iopub: parsed if it belongs to the current execution, None if it was
+        dropped unparsed (too big, malformed, or not ours); queue.Empty if none came in `timeout` s.
+
+        jupyter_client would parse every frame first (a parent header of 200,000 dates takes
+        seconds); here the sizes and the parent's msg_id are checked on the raw frames, and extra
+        buffers are never read."""
+        socket = self.kc.iopub_channel.socket
+        if not socket.poll(int(timeout * 1000)):
+            raise queue.Empty
+        return self.checked_message(socket.recv_multipart(copy=False))
+
+    def shell_reply(self, most: int = 100) -> dict | None:
+        """The kernel's execute_reply to the current execution, if it has come (other messages on
+        the shell socket are dropped unparsed; at most `most` are read at a time)."""
+        socket = self.kc.shell_channel.socket
+        for _ in range(most):
+            if not socket.poll(0):
+                return None
+            msg = self.checked_message(socket.recv_multipart(copy=False))
+            if msg is not None and msg["header"]["msg_type"] == "execute_reply":
+                return msg
+        return None
+
+    def checked_message(self, frames: list) -> dict | None:
+        for k, frame in enumerate(frames):
+            if len(frame) == len(DELIM) and frame.bytes == DELIM:
+                break
+        else:
+            return None
+        parts = frames[k + 1:k + 6]          # signature, header, parent, metadata, content; buffers ignored
+        if len(parts) < 5 or self.current is None:
+            return None
+        _, header, parent, metadata, content = parts
+        if (len(header) > SMALL_FRAME or len(parent) > SMALL_FRAME or len(metadata) > 16 * SMALL_FRAME
+                or len(content) > self.max_message_bytes):
+            return None
+        try:
+            if json.loads(parent.bytes).get("msg_id") != self.current:
+                return None
+            msg = self.kc.session.deserialize([p.bytes for p in parts])
+        except Exception:                   # a bad signature, not JSON, a parent that is not a dict…
+            return None
+        ok = (isinstance(msg.get("header"), dict) and isinstance(msg["header"].get("msg_type"), str)
+              and isinstance(msg.get("content"), dict))
+        return msg if ok else None
 
     def check_alive(self, wait: float = 0) -> None:
         """Raise KernelDied if the kernel is gone (or goes within `wait` seconds)."""
@@ -308,6 +419,9 @@ class KernelSession(LoggingConfigurable):
         while True:
             if not self.km.is_alive():
                 self.dead = "ядро Python остановилось (os._exit, сбой, нехватка памяти или процессорного времени)"
+                if self.cgroup is not None and self.cgroup.oom_killed():
+                    self.dead = (f"ядро Python остановлено: процессы блокнота вместе заняли больше "
+                                 f"{self.sandbox.memory_bytes / 2**30:g} ГиБ памяти")
                 raise KernelDied(self.dead)
             if time.monotonic() >= deadline:
                 return
@@ -342,41 +456,55 @@ class KernelSession(LoggingConfigurable):
             raise KernelDied(self.dead)
         if self.serving is not None:
             self.stop_serving()
-        msg_id = self.kc.execute(code, silent=silent, store_history=not silent, allow_stdin=False,
-                                 stop_on_error=False)
+        msg_id = self.current = self.kc.execute(code, silent=silent, store_history=not silent,
+                                                allow_stdin=False, stop_on_error=False)
         outputs = LimitedOutputs(self.max_output_chars)
         run = CellRun()
-        deadline, interrupted = time.monotonic() + timeout, False
+        deadline, interrupted, replied = time.monotonic() + timeout, False, None
         while True:
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 deadline = self.overdue(interrupted, f"ядро Python не остановилось после прерывания (лимит {timeout:g} с)")
                 interrupted = True
+            if replied is None:
+                reply = self.shell_reply()
+                if reply is not None:
+                    replied = now
+                    run.error = run.error or reply_error(reply, split=True)
+            elif now > replied + self.output_grace:
+                break            # the reply came, iopub's "idle" did not: a kernel flooding its own iopub
             try:
-                msg = self.kc.get_iopub_msg(timeout=0.2)
+                msg = self.iopub_message(0.2)
             except queue.Empty:
                 self.check_alive()
                 continue
-            if msg["parent_header"].get("msg_id") != msg_id:
+            if msg is None:
                 continue
             kind, content = msg["header"]["msg_type"], msg["content"]
-            if kind == "status" and content["execution_state"] == "idle":
+            if kind == "status" and content.get("execution_state") == "idle":
                 break
             if kind == "error":
-                run.error = (content["ename"], content["evalue"])
+                run.error = (str(content.get("ename"))[:200], str(content.get("evalue"))[:2000])
             if not silent:
-                outputs.add(msg)
+                try:
+                    outputs.add(msg)
+                except Exception:           # an output nbformat cannot make sense of is left out
+                    pass
+        self.current = None
         self.drain_shell()
         run.outputs = outputs.outputs
         if interrupted:
             run.error = ("Timeout", f"{timeout:g}")
         return run
 
-    def drain_shell(self) -> None:
-        while True:
-            try:
-                self.kc.get_shell_msg(timeout=0)
-            except queue.Empty:
+    def drain_shell(self, most: int = 100) -> None:
+        """Drop the kernel's replies on the shell socket unread (the grader uses none of them); at
+        most `most` at a time, so that a flood cannot hold the grader."""
+        socket = self.kc.shell_channel.socket
+        for _ in range(most):
+            if not socket.poll(0):
                 return
+            socket.recv_multipart(copy=False)
 
     def kill(self, reason: str) -> None:
         self.dead = reason

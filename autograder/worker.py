@@ -52,7 +52,7 @@ def main(conn, slot: int, course_root: str, overrides: dict, parent: int) -> Non
     course = PreparedCourse(Path(course_root))
     notebooks = {}
     grader, sandbox = NotebookGrader(config=config), Sandbox(config=config)
-    start = lambda: KernelSession(sandbox, slot, config=config)
+    start = lambda: KernelSession(sandbox, config=config)
     while True:
         try:
             task = conn.recv()

@@ -245,6 +245,25 @@ try:
 except Exception as e:
     print("tmp stopped:", type(e).__name__)
 ''',
+    # the kernel floods Jupyter's iopub for the rest of the notebook: parent headers of 200,000 dates
+    # (seconds for jupyter_client to parse), a parent that is a list, big extra frames, and a cell's
+    # own (forged) error outputs of 1 MB each: dropped unread or cut at the output limit
+    "jupyter_flood": '''
+import threading, time
+_k = get_ipython().kernel
+_dates = {"msg_id": "x", "dates": ["2020-01-01T00:00:00.000000Z"] * 200_000}
+def _flood():
+    while True:
+        for parent in (_dates, [1, 2]):
+            _k.session.send(_k.iopub_socket, {"header": _k.session.msg_header("stream"), "parent_header": parent,
+                            "metadata": {}, "content": {"name": "stdout", "text": "x"}, "msg_id": "", "msg_type": "stream"})
+        _k.session.send(_k.iopub_socket, "stream", {"name": "stdout", "text": "x"}, buffers=[b"0" * 2**24])
+        time.sleep(0.2)
+threading.Thread(target=_flood, daemon=True).start()
+for i in range(25):
+    _k.session.send(_k.iopub_socket, "error", {"ename": "E", "evalue": "x" * 2**20, "traceback": ["y" * 2**20]},
+                    parent=_k.get_parent())
+''',
 }
 
 

@@ -83,6 +83,17 @@ def faults(tmp_path_factory):
     return results_of(base / "out"), run
 
 
+CUT_SHORT = {"endless_loop": "прервана", "too_slow_overall": "исчерпал"}
+
+
+def test_a_notebook_cut_short_by_a_wall_clock_limit_is_an_error_to_retry_not_a_grade(faults):
+    results, run = faults
+    for student, says in CUT_SHORT.items():
+        r = results[student, NB]
+        assert r["status"] == "error" and says in r["message"] and "run the command again" in r["message"], r
+    assert run.returncode == 4 and "run the same command again to retry" in run.stdout, run.stdout[-2000:]
+
+
 def scores(result):
     return {t["name"]: t for t in result["tests"]}
 
@@ -95,7 +106,12 @@ def scores(result):
 def test_a_fault_keeps_the_points_before_it_and_says_what_happened(faults, student, says):
     results, run = faults
     r = results[student, NB]
-    assert r["status"] == "graded", r["message"]
+    # cut short by a wall-clock limit (a busy machine can do that): error, so never cached, retried next run;
+    # the others are graded, unless this machine was so busy that the notebook's 12 s ran out in them too
+    if student in CUT_SHORT:
+        assert r["status"] == "error", r["message"]
+    else:
+        assert r["status"] == "graded" or "cut short by a wall-clock limit" in r["message"], r["message"]
     tests = scores(r)
     for name in EARLY:
         assert tests[name]["score"] == tests[name]["max_score"], (name, tests[name]["message"])
@@ -107,7 +123,7 @@ def test_a_fault_keeps_the_points_before_it_and_says_what_happened(faults, stude
 def test_the_class_goes_on(faults):
     results, run = faults
     r = results["honest", NB]
-    assert r["score"] == r["max_score"] and run.returncode == 0, run.stdout[-2000:]
+    assert r["score"] == r["max_score"] and r["status"] == "graded", r["message"]
 
 
 def test_a_flood_of_output_is_cut_and_graded(faults):

@@ -1,9 +1,12 @@
 """The student's kernel from the grader's side: calls are limited, a stuck kernel is stopped."""
+import os
+import time
+
 import pytest
 
 from autograder.remote import KernelGone, Remote
 from autograder.sandbox import Sandbox
-from autograder.session import KernelSession
+from autograder.session import KernelDied, KernelSession
 from bpe_course import checks
 
 
@@ -94,5 +97,244 @@ def test_without_bubblewrap_the_kernel_still_grades_with_a_clean_environment(mod
         assert bound["double"](21) == 42
         if mode == "limits":    # the limits and a clean environment still apply
             assert "INSTRUCTOR_TOKEN" not in bound["ENV"] and bound["ENV"]["BPE_COURSE_STATIC"] == "1"
+    finally:
+        session.close()
+
+
+# -- what the kernel sends on Jupyter's sockets is read raw, bounded, and dropped unless it is ours ----
+FLOOD = '''
+import threading, time
+_k = get_ipython().kernel
+_dates = {"msg_id": "not-ours", "dates": ["2020-01-01T00:00:00.000000Z"] * 200_000}   # ~6 MB to parse
+def _msg(parent, content=None, kind="stream"):
+    return {"header": _k.session.msg_header(kind), "parent_header": parent, "metadata": {},
+            "content": content or {"name": "stdout", "text": "flood\\n"}, "msg_id": "", "msg_type": kind}
+def _flood():
+    while True:
+        _k.session.send(_k.iopub_socket, _msg(_dates))
+        _k.session.send(_k.iopub_socket, _msg([1, 2, 3]))                     # a parent that is a list
+        _k.session.send(_k.iopub_socket, _msg({"msg_id": "x"}), buffers=[b"\\0" * (8 * 2**20)] * 4)   # extra frames
+        time.sleep(0.05)
+threading.Thread(target=_flood, daemon=True).start()
+'''
+
+
+def test_a_flood_on_iopub_is_dropped_unparsed_and_grading_goes_on(kernel, monkeypatch):
+    parsed = []
+    real = kernel.kc.session.deserialize
+    monkeypatch.setattr(kernel.kc.session, "deserialize", lambda parts, *a, **k: parsed.append(
+        max(len(p) for p in parts[1:4])) or real(parts, *a, **k))
+    define(kernel, FLOOD + "def double(x):\n    return 2 * x")
+    remote = Remote(kernel)
+    for i in range(20):
+        assert remote.call("double", (i,), {}) == 2 * i
+        run = kernel.run_cell(f"print({i})")
+        assert run.error is None and [o.text for o in run.outputs] == [f"{i}\n"]
+    assert parsed and max(parsed) <= 16 * 4096        # no parent of dates, no list, no extra frame was parsed
+
+
+def test_our_own_messages_forged_in_bulk_are_cut_at_the_output_limit_errors_included(monkeypatch):
+    session = KernelSession(Sandbox(), max_output_chars=50_000).start()
+    try:
+        run = session.run_cell(
+            "_k = get_ipython().kernel\n"
+            "for i in range(25):\n"
+            "    _k.session.send(_k.iopub_socket, 'error', {'ename': 'E', 'evalue': 'x' * 2**20, "
+            "'traceback': ['y' * 2**20] * 3}, parent=_k.get_parent())\n"
+            "    _k.session.send(_k.iopub_socket, 'display_data', {'data': {'text/plain': 'z' * 2**20}, "
+            "'metadata': {}}, parent=_k.get_parent())\n"
+            "raise ValueError('the end')")
+        assert sum(len(str(o)) for o in run.outputs) < 60_000
+        assert run.error == ("ValueError", "the end")
+    finally:
+        session.close()
+
+
+def test_the_watchdog_stops_a_worker_past_its_limit_and_puts_a_new_one_in_its_place(tmp_path):
+    from autograder.batch import Workers
+    from autograder.course import PreparedCourse
+    from autograder.simulate import submission, write
+    course = PreparedCourse(tmp_path / "course").prepare()
+    path = tmp_path / "stuck.ipynb"     # a cell that outlasts every limit but the watchdog's
+    write(submission("01_hand_example", replace={"count_pairs": "import time\ntime.sleep(10**6)"}), path)
+    workers = Workers(1, course.root, {"KernelSession": {"cell_timeout": 10**7}}, limit=5)
+    try:
+        (old, _), = workers.slots.values()
+        workers.send(0, {"id": 0, "student": "s", "notebook": "01_hand_example", "path": str(path), "key": "",
+                         "feedback": False})
+        done = []
+        while not done:
+            done = workers.answers()
+        (task, answer), = done
+        assert answer is None and "limit of 5 s" in task["watchdog"]
+        (new, _), = workers.slots.values()
+        assert not old.is_alive() and new.is_alive() and not workers.busy
+    finally:
+        workers.stop(now=True)
+
+
+# -- a cgroup per sandbox: memory of all its processes, a CPU quota, a process count; a uid of its own --
+from autograder import cgroup  # noqa: E402
+
+needs_cgroups = pytest.mark.skipif(cgroup.available() is not None, reason=f"no cgroups: {cgroup.available()}")
+GiB = 2**30
+
+
+@pytest.fixture
+def small():
+    """A sandbox of 1 GiB (the course's is 4): the attacks below then need no more than that."""
+    session = KernelSession(Sandbox(memory_bytes=GiB, cgroups="on"), interrupt_grace=3).start()
+    yield session
+    session.close()
+
+
+@needs_cgroups
+def test_memfd_counts_against_the_sandboxs_memory(small):
+    # memfd pages are in no process's address space: RLIMIT_AS alone let 4.5 GiB through a 4 GiB limit
+    run = attack(small, "import os\nwritten = 0\nchunk = b'\\1' * 2**24\nfds = []\ntry:\n"
+                         "    for i in range(6):\n        fds.append(os.memfd_create(f'm{i}'))\n"
+                         "        for _ in range(16):\n            written += os.write(fds[-1], chunk)\n"
+                         "except OSError as e:\n    print('stopped:', e)\nprint(written)")
+    assert small.cgroup.memory_peak() <= GiB
+    assert run == "died" or "stopped" in run, run          # the kernel was stopped, or its writes were
+    if run == "died":
+        assert "1 ГиБ памяти" in small.dead, small.dead
+
+
+FORK_HOGS = '''
+import os
+children = []
+for i in range(6):
+    r, w = os.pipe()
+    go_r, go_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        for fd in [r, go_w] + [go for _, go, _ in children]:   # only the parent may hold a "go" open
+            os.close(fd)
+        try:
+            hog = bytearray(200 * 2**20)
+            hog[::4096] = b"\\1" * len(hog[::4096])      # every page touched
+            os.write(w, b"ok")
+        except MemoryError:
+            pass
+        os.close(w)
+        os.read(go_r, 1)                               # hold it until every child has tried
+        os._exit(0)
+    os.close(w)
+    children.append((r, go_w, pid))
+held = [os.read(r, 2) for r, _, _ in children]
+for _, go, _ in children:
+    os.close(go)
+# a child that held its memory until the end, never killed: all of those held it at once
+print(sum(h == b"ok" and os.waitpid(pid, 0)[1] == 0 for h, (_, _, pid) in zip(held, children)))
+'''
+
+
+@needs_cgroups
+def test_forked_children_share_the_sandboxs_memory(small):
+    # each child within its own 1 GiB RLIMIT_AS (the kernel's address space is ~0.7 GiB); together 1.2 GiB
+    run = attack(small, FORK_HOGS)
+    assert small.cgroup.memory_peak() <= GiB
+    assert run == "died" or run.strip() != "6", run       # not all six held their 200 MiB
+
+
+@needs_cgroups
+def test_children_that_leave_the_session_get_one_cpu_between_them_and_end_with_the_sandbox():
+    session = KernelSession(Sandbox(cpus=0.5, cgroups="on")).start()
+    try:
+        define(session, "import os, time\nfor i in range(3):\n    if os.fork() == 0:\n        os.setsid()\n"
+                        "        while True:\n            pass\ntime.sleep(0.5)")
+        before = cpu_seconds(session.cgroup.pids())
+        time.sleep(3)
+        used, wall = cpu_seconds(session.cgroup.pids()) - before, 3
+        assert used <= 0.5 * wall + 0.5, used          # 3 spinners, at most half a CPU between them
+    finally:
+        session.close()
+    assert not any(f.exists() for f in session.cgroup.folders)   # none outlives it: an empty cgroup is removed
+
+
+@needs_cgroups
+def test_each_sandbox_has_a_uid_of_its_own_so_a_fork_heavy_one_starves_no_other():
+    busy = KernelSession(Sandbox(processes=64)).start()
+    other = KernelSession(Sandbox(processes=64)).start()
+    try:
+        assert busy.uid != other.uid
+        define(busy, "import os, time\nkids = []\nfor i in range(200):\n    try:\n        pid = os.fork()\n"
+                     "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(600)\n        os._exit(0)\n"
+                     "    kids.append(pid)\nprint(len(kids))")
+        define(other, "import threading\nts = [threading.Thread(target=lambda: None) for _ in range(20)]\n"
+                      "[t.start() for t in ts]\n[t.join() for t in ts]\nimport subprocess\n"
+                      "print(subprocess.run(['true']).returncode)")
+    finally:
+        busy.close()
+        other.close()
+
+
+def attack(session, code) -> str:
+    """What the cell printed, or "died" when the kernel was stopped."""
+    try:
+        run = session.run_cell(code)
+    except KernelDied:
+        return "died"
+    return "".join(o.get("text", "") for o in run.outputs) + str(run.error or "")
+
+
+def cpu_seconds(pids) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            pass
+    return total
+
+
+@needs_cgroups
+def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never():
+    left, busy = cgroup.SandboxCgroup.create(GiB, 1, 64), cgroup.SandboxCgroup.create(GiB, 1, 64)
+    for folder in left.folders + busy.folders:        # both an hour old, as after a SIGKILLed worker
+        os.utime(folder, (time.time() - 2 * cgroup.STALE_SECONDS,) * 2)
+    pid = os.fork()
+    if pid == 0:                                      # a process still in `busy`
+        cgroup.join(busy.procs_files)
+        time.sleep(60)
+        os._exit(0)
+    try:
+        while not all(str(pid) in (f / "cgroup.procs").read_text().split() for f in busy.folders):
+            time.sleep(0.01)
+        cgroup.SandboxCgroup.create(GiB, 1, 64).remove()
+        assert not any(f.exists() for f in left.folders) and all(f.exists() for f in busy.folders)
+    finally:
+        busy.remove()
+        left.remove()
+        os.waitpid(pid, 0)
+    assert not any(f.exists() for f in busy.folders)
+
+
+def test_every_kind_of_output_counts_against_a_cells_limit_and_printing_lines_does_not_reach_it():
+    from autograder.session import LimitedOutputs
+
+    def msg(kind, **content):
+        return {"header": {"msg_type": kind}, "content": content, "parent_header": {}, "metadata": {}}
+    flood = LimitedOutputs(50_000)
+    for _ in range(100_000):                          # empty outputs cost something too
+        flood.add(msg("display_data", data={}, metadata={}))
+    for _ in range(25):                               # 25 tracebacks of 40 MB once wrote a 1 GB notebook
+        flood.add(msg("error", ename="E", evalue="x" * 2**20, traceback=["y" * 2**20] * 40))
+    assert sum(len(str(o)) for o in flood.outputs) < 60_000
+    honest = LimitedOutputs(200_000)
+    for i in range(5000):
+        honest.add(msg("stream", name="stdout", text=f"строка {i}\n"))
+    assert len(honest.outputs) == 1 and honest.outputs[0].text.endswith("строка 4999\n")
+
+
+def test_a_frame_above_the_limit_is_never_read_and_later_cells_still_end_with_their_errors():
+    session = KernelSession(Sandbox(), max_message_bytes=2**20).start()    # 1 MiB here (32 MiB by default)
+    try:
+        assert session.run_cell("print('x' * 2**21)").outputs == []          # a 2 MiB frame: zmq drops it
+        define(session, "def double(x):\n    return 2 * x")
+        assert session.run_cell("raise ValueError('v')").error == ("ValueError", "v")
+        assert Remote(session).call("double", (21,), {}) == 42
     finally:
         session.close()
