@@ -19,6 +19,8 @@ SPARED = {  # mistake id: tests that must keep full marks
     "nb02_pair_counts_sorted_by_pair": ["test_train_bpe_hidden"],
     "nb02_merge_by_text_replace": ["test_train_bpe", "test_train_bpe_hidden"],
     "nb02_merge_right_to_left": ["test_train_bpe_hidden"],
+    "nb06_bytes_per_token_rounds": ["test_english_experiment_hidden", "test_smallest_vocab", "test_smallest_vocab_hidden"],
+    "nb06_bytes_per_token_rounds_to_four_digits": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
 }
 
 
@@ -35,3 +37,17 @@ def test_a_mistake_in_a_helper_is_not_charged_again(graded, mistake):
     assert tests[caught_by]["score"] < tests[caught_by]["max_score"]          # it does cost points...
     for name in SPARED[mistake]:                                              # ...but only once
         assert tests[name]["score"] == tests[name]["max_score"], (name, tests[name]["message"])
+
+
+def test_constant_functions_earn_nothing_from_the_rule_in_06():
+    """06: a constant bytes_per_token with the answers it gives (a constant MEASURED, a constant
+    smallest_vocab) is far from right, so the rule grants nothing: those tests score 0."""
+    helper = "def bytes_per_token(text, ids):\n    return 1.0"
+    measured = "MEASURED = {'русский': 1.0, 'английский': 1.0, 'китайский': 1.0}"
+    for answer in ["None", "256"]:
+        replace = {"bytes_per_token": helper, "english_experiment": measured,
+                   "smallest_vocab": f"def smallest_vocab(merges, text, target):\n    return {answer}"}
+        graded = grade_cases({"constants": ("06_vocab_size", replace, True, False)})["constants"]
+        tests = {t["name"]: t for t in graded["tests"]}
+        for name in ["test_english_experiment_hidden", "test_smallest_vocab", "test_smallest_vocab_hidden"]:
+            assert tests[name]["score"] == 0, (answer, name)
