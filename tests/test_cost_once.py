@@ -1,6 +1,8 @@
 """A mistake costs points once: an error in a helper is not charged again to the exercise built on it.
 
 learn_merges (01) is built on count_pairs and merge_pair, train_bpe (02) on get_pair_counts and merge.
+06's MEASURED and smallest_vocab are built on bytes_per_token: a value right for the student's own
+bytes_per_token is accepted when that helper is only slightly off (a rounding), never when it is far off.
 Their hidden tests accept the table that is right for the student's own helpers, so a catalogued
 mistake in a helper loses points in the helper's tests only (the visible tests name the helper to
 fix first instead: see the *_named_in_* mistakes of tests/mistakes/). Graded in-process like the
