@@ -1,6 +1,8 @@
 """A mistake costs points once: an error in a helper is not charged again to the exercise built on it.
 
 learn_merges (01) is built on count_pairs and merge_pair, train_bpe (02) on get_pair_counts and merge.
+06's MEASURED and smallest_vocab are built on bytes_per_token: a value right for the student's own
+bytes_per_token is accepted when that helper is only slightly off (a rounding), never when it is far off.
 Their hidden tests accept the table that is right for the student's own helpers, so a catalogued
 mistake in a helper loses points in the helper's tests only (the visible tests name the helper to
 fix first instead: see the *_named_in_* mistakes of tests/mistakes/). Graded in-process like the
@@ -19,6 +21,8 @@ SPARED = {  # mistake id: tests that must keep full marks
     "nb02_pair_counts_sorted_by_pair": ["test_train_bpe_hidden"],
     "nb02_merge_by_text_replace": ["test_train_bpe", "test_train_bpe_hidden"],
     "nb02_merge_right_to_left": ["test_train_bpe_hidden"],
+    "nb06_bytes_per_token_rounds": ["test_english_experiment_hidden", "test_smallest_vocab", "test_smallest_vocab_hidden"],
+    "nb06_bytes_per_token_rounds_to_four_digits": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
 }
 
 
@@ -55,3 +59,17 @@ def test_constant_functions_score_zero(notebook):
     for t in graded["tests"]:
         if not t["name"].startswith("test_quiz"):           # the quiz answers are the solution's
             assert t["score"] == 0, (t["name"], t["message"])
+
+
+def test_constant_functions_earn_nothing_from_the_rule_in_06():
+    """06: a constant bytes_per_token with the answers it gives (a constant MEASURED, a constant
+    smallest_vocab) is far from right, so the rule grants nothing: those tests score 0."""
+    helper = "def bytes_per_token(text, ids):\n    return 1.0"
+    measured = "MEASURED = {'русский': 1.0, 'английский': 1.0, 'китайский': 1.0}"
+    for answer in ["None", "256"]:
+        replace = {"bytes_per_token": helper, "english_experiment": measured,
+                   "smallest_vocab": f"def smallest_vocab(merges, text, target):\n    return {answer}"}
+        graded = grade_cases({"constants": ("06_vocab_size", replace, True, False)})["constants"]
+        tests = {t["name"]: t for t in graded["tests"]}
+        for name in ["test_english_experiment_hidden", "test_smallest_vocab", "test_smallest_vocab_hidden"]:
+            assert tests[name]["score"] == 0, (answer, name)

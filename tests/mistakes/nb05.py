@@ -98,6 +98,19 @@ def split_by_branches(text, branches):
         else:
             pos += 1
     return pieces''', "test_split_by_branches", "кортежей"),
+    Mistake("nb05_branches_sliced_text", NB05, "split_by_branches", '''
+def split_by_branches(text, branches):
+    result, rest = [], text
+    while rest:
+        for k, b in enumerate(branches):
+            m = regex.match(b, rest)                   # the slice loses what stands before the position
+            if m and m.group():
+                result.append((m.group(), k))
+                rest = rest[m.end():]
+                break
+        else:
+            rest = rest[1:]
+    return result''', "test_split_by_branches_hidden", "text[pos:]"),
     # ---------------------------------------------------------------- number_pattern
     Mistake("nb05_numbers_keep_the_space", NB05, "number_pattern", '''
 def number_pattern(max_digits):
@@ -285,6 +298,36 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         words = [(merge(ids, pair, new_id), n) for ids, n in words]
         merges[pair] = new_id
     return merges''', "test_train_chunked", "подряд от 256"),
+    Mistake("nb05_train_distinct_chunks_glued", NB05, "train_chunked", '''
+def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
+    chunk_counts = {}
+    for chunk in pretokenize(text, pattern):
+        chunk_counts[chunk] = chunk_counts.get(chunk, 0) + 1
+    ids, weights = [], []                                 # distinct chunks glued into one stream
+    for chunk, n in chunk_counts.items():
+        ids += list(chunk.encode("utf-8"))
+        weights += [n] * len(chunk.encode("utf-8"))
+    merges = {}
+    for new_id in range(256, vocab_size):
+        counts = {}
+        for i in range(len(ids) - 1):
+            pair = (ids[i], ids[i + 1])
+            counts[pair] = counts.get(pair, 0) + weights[i]
+        if not counts:
+            break
+        pair = max(counts, key=counts.get)
+        out, out_weights, i = [], [], 0
+        while i < len(ids):
+            if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+                out.append(new_id)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+            out_weights.append(weights[i - 1])
+        ids, weights = out, out_weights
+        merges[pair] = new_id
+    return merges''', "test_train_chunked_hidden", "пересекают границы кусков"),
     # ---------------------------------------------------------------- encode_chunked
     Mistake("nb05_encode_whole_text_as_one_chunk", NB05, "encode_chunked", '''
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
@@ -314,13 +357,33 @@ def encode_chunked(text, merges, pattern=GPT2_PATTERN):
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
     return [encode(chunk, merges) for chunk in pretokenize(text, pattern)]   # a list of lists''',
             "test_encode_chunked", "куски"),
+    Mistake("nb05_encode_cache_keyed_by_table_size", NB05, "encode_chunked", '''
+KNOWN = {}                                                  # (table size, chunk) -> ids, shared by every call
+def encode_chunked(text, merges, pattern=GPT2_PATTERN):
+    ids = []
+    for chunk in pretokenize(text, pattern):
+        key = (len(merges), chunk)
+        if key not in KNOWN:
+            KNOWN[key] = encode(chunk, merges)
+        ids.extend(KNOWN[key])
+    return ids''', "test_encode_chunked_hidden", "len(merges)"),
+    Mistake("nb05_encode_cache_keyed_by_table_id", NB05, "encode_chunked", '''
+KNOWN = {}                                                  # (id of the table, chunk) -> ids, shared by every call
+def encode_chunked(text, merges, pattern=GPT2_PATTERN):
+    ids = []
+    for chunk in pretokenize(text, pattern):
+        key = (id(merges), chunk)
+        if key not in KNOWN:
+            KNOWN[key] = encode(chunk, merges)
+        ids.extend(KNOWN[key])
+    return ids''', "test_encode_chunked_hidden", "id(merges)"),
     # ---------------------------------------------------------------- quiz
     Mistake("nb05_quiz_unk_is_a_reason", NB05, "quiz_answers",
             'ANSWER_1 = {1, 2, 3, 4}\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 2\nANSWER_4 = 3', "test_quiz_1", "<unk>"),
     Mistake("nb05_quiz_all_spaces_to_the_word", NB05, "quiz_answers",
-            'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "   b"]\nANSWER_3 = 2\nANSWER_4 = 3', "test_quiz_2", "последний пробел"),
+            'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "   b"]\nANSWER_3 = 2\nANSWER_4 = 3', "test_quiz_2", "четырьмя пробелами перед if"),
     Mistake("nb05_quiz_camel_case_three_pieces", NB05, "quiz_answers",
-            'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 3\nANSWER_4 = 3', "test_quiz_3", "XMLH"),
+            'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 3\nANSWER_4 = 3', "test_quiz_3", "сколько заглавных букв"),
     Mistake("nb05_quiz_merges_across_chunks", NB05, "quiz_answers",
             'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 2\nANSWER_4 = 4', "test_quiz_4", "через границу куска"),
 ]
@@ -330,19 +393,6 @@ ALTERNATIVES = [
 def split_by_branches(text, branches):
     joined = regex.compile("|".join(f"(?P<b{k}>{b})" for k, b in enumerate(branches)))
     return [(m.group(), int(m.lastgroup[1:])) for m in joined.finditer(text)]'''),
-    Alternative("nb05_branches_sliced_text", NB05, "split_by_branches", '''
-def split_by_branches(text, branches):
-    result, rest = [], text
-    while rest:
-        for k, b in enumerate(branches):
-            m = regex.match(b, rest)                   # the slice keeps everything after the position
-            if m and m.group():
-                result.append((m.group(), k))
-                rest = rest[m.end():]
-                break
-        else:
-            rest = rest[1:]
-    return result'''),
     Alternative("nb05_branches_findall_then_rematch", NB05, "split_by_branches", '''
 def split_by_branches(text, branches):
     result, pos = [], 0
@@ -402,4 +452,6 @@ def encode_chunked(text, merges, pattern=GPT2_PATTERN):
     Alternative("nb05_encode_chunked_sum_of_lists", NB05, "encode_chunked", '''
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
     return sum((encode(chunk, merges) for chunk in regex.findall(pattern, text)), [])'''),
+    Alternative("nb05_quiz_answer_1_as_frozenset", NB05, "quiz_answers",
+                'ANSWER_1 = frozenset({1, 2, 4})\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 2\nANSWER_4 = 3'),
 ]

@@ -89,11 +89,18 @@ MEASURED = {}
 for language, text in [("русский", held_out_text), ("английский", zh_text), ("китайский", en_text)]:
     MEASURED[language] = bytes_per_token(text, encode_chunked(text, ru_merges))''',
             "test_english_experiment_hidden", "нужен en_text"),
+    # a helper far off (characters) earns nothing in the experiment; one only rounding is charged once (tests/test_cost_once.py)
     Mistake("nb06_experiment_broken_bytes_per_token", NB06, "bytes_per_token", _bytes_per_token('''
     if not ids:
         raise ValueError("нет токенов")
-    return round(len(text.encode("utf-8")) / len(ids), 2)'''),
+    return len(text) / len(ids)'''),
             "test_english_experiment_hidden", "сначала исправьте её"),
+    Mistake("nb06_experiment_chinese_line_only", NB06, "english_experiment", '''
+chinese = next(line for line in mixed_text.splitlines() if regex.search(r"\\p{Han}", line))   # not zh_text
+MEASURED = {}
+for language, text in [("русский", held_out_text), ("английский", en_text), ("китайский", chinese)]:
+    MEASURED[language] = bytes_per_token(text, encode_chunked(text, ru_merges))''',
+            "test_english_experiment_hidden", "нужен zh_text"),
 
     # ---------------------------------------------------------------- smallest_vocab
     Mistake("nb06_smallest_vocab_returns_merge_count", NB06, "smallest_vocab", _smallest_vocab('''
@@ -233,7 +240,7 @@ ANSWER_4 = 3''', "test_quiz_1", "ANSWER_1 неверен"),
 ANSWER_1 = 1
 ANSWER_2 = 3
 ANSWER_3 = 6
-ANSWER_4 = 3''', "test_quiz_3", "точка — тоже"),
+ANSWER_4 = 3''', "test_quiz_3", "куда попадает точка"),
 ]
 
 ALTERNATIVES = [
