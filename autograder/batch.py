@@ -1,7 +1,8 @@
 """Grading a whole class: worker processes, a cache that makes reruns instant, interrupts that lose nothing.
 
 The class grader prepares the course once (autograder.course.PreparedCourse), looks up every
-submitted notebook in its cache (keyed by the SHA-256 of the file and of the course notebook),
+submitted notebook in its cache (keyed by the SHA-256 of the file, of the course notebook and of the
+settings that change a grade, autograder.settings),
 and sends the rest to `jobs` worker processes (autograder.worker). As each result arrives it is
 cached (atomically), recorded in the class gradebook (autograder.gradebook) and its feedback
 kept; at the end — or at a Ctrl-C — the output files are written for everything known.
@@ -30,9 +31,10 @@ import nbformat
 from tqdm import tqdm
 
 from . import gradebook, worker
-from .course import PreparedCourse
+from .course import PreparedCourse, load_config
 from .report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
-from .results import ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict
+from .results import ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict, safe_strings, safe_text
+from .settings import grading_settings, settings_digest
 from .submissions import Class, Problem
 
 
@@ -207,6 +209,9 @@ class ClassGrader:
         self.notebooks = notebooks or course.notebooks
         self.cache = Cache(self.work)
         self.course_notebooks = {n: course.notebook(n) for n in self.notebooks}
+        # a result is reused only under the same settings: they change grades (time limits, the walls)
+        self.settings = grading_settings(load_config(self.overrides))
+        self.settings_key = settings_digest(self.settings)
 
     def grade(self, found: Class, out: Path, shard: tuple[int, int] | None = None) -> Outcome:
         students = sorted(found.students)
@@ -225,7 +230,7 @@ class ClassGrader:
                 if path is None:
                     known[student, name] = Result(student, name, 0, course_nb.max_score, MISSING, "not submitted")
                     continue
-                key = file_key(path, course_nb.digest)
+                key = file_key(path, course_nb.digest + self.settings_key)
                 hit = self.cache.get(student, name, key, since)
                 if hit is None and since is not None:     # interrupted before it was regraded: keep the old grade
                     old = self.cache.get(student, name, key, None)
@@ -266,7 +271,7 @@ class ClassGrader:
         order = {n: i for i, n in enumerate(self.notebooks)}
         outcome.results = sorted(known.values(), key=lambda r: (r.student, order[r.notebook]))
         outcome.seconds = time.monotonic() - started
-        write_outputs(outcome, self.notebooks, out, html if self.feedback else None)
+        write_outputs(outcome, self.notebooks, out, html if self.feedback else None, self.settings)
         return outcome
 
     def receive(self, task: dict, answer: dict | None, html: dict) -> Result:
@@ -292,19 +297,38 @@ class ClassGrader:
         return result
 
 
-def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None) -> None:
+def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None,
+                  settings: dict | None = None) -> None:
+    """Every output file; one that cannot be written is reported (a problem) and the others still are."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "grading.json").write_text(json.dumps({"notebooks": notebooks}, indent=1), encoding="utf-8")
-    write_grades_csv(outcome.results, out / "grades.csv")
-    write_wide_csv(outcome.results, notebooks, out / "grades_wide.csv")
-    write_results_json(outcome.results, out / "results.json")
-    (out / "problems.json").write_text(json.dumps(problem_rows(outcome), ensure_ascii=False, indent=1),
-                                       encoding="utf-8")
-    for (student, name), page in (html or {}).items():
-        if page is not None:
-            target = out / "feedback" / student / f"{name}.html"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(page, encoding="utf-8")
+    pages = [(out / "feedback" / student / f"{name}.html", page) for (student, name), page in (html or {}).items()
+             if page is not None]
+    for path, page in pages:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(safe_text(page), encoding="utf-8")
+        except (OSError, ValueError) as e:
+            outcome.problems.append(Problem(str(path.relative_to(out)), path.parent.name,
+                                            f"the feedback page could not be written: {type(e).__name__}: {e}"))
+    writers = [("grading.json", lambda p: p.write_text(json.dumps(grading_record(notebooks, settings), indent=1), encoding="utf-8")),
+               ("grades.csv", lambda p: write_grades_csv(outcome.results, p)),
+               ("grades_wide.csv", lambda p: write_wide_csv(outcome.results, notebooks, p)),
+               ("results.json", lambda p: write_results_json(outcome.results, p)),
+               ("problems.json", lambda p: p.write_text(json.dumps(safe_strings(problem_rows(outcome)), ensure_ascii=False,
+                                                                   indent=1), encoding="utf-8"))]
+    failed = []
+    for name, write in writers:
+        try:
+            write(out / name)
+        except (OSError, ValueError) as e:     # said at the end; the other files are written
+            failed.append(f"{name}: {type(e).__name__}: {e}")
+    if failed:
+        raise OSError("some output files could not be written: " + "; ".join(failed))
+
+
+def grading_record(notebooks: list[str], settings: dict | None) -> dict:
+    """grading.json: the notebooks graded and the settings they were graded under."""
+    return {"notebooks": notebooks, **({"settings": settings} if settings is not None else {})}
 
 
 def problem_rows(outcome: Outcome) -> list[dict]:
@@ -327,6 +351,13 @@ def graded_notebooks(part: Path, course: list[str]) -> list[str]:
         return json.loads((part / "grading.json").read_text(encoding="utf-8"))["notebooks"]
     except (OSError, ValueError, KeyError):
         return course
+
+
+def part_settings(part: Path) -> dict | None:
+    try:
+        return json.loads((part / "grading.json").read_text(encoding="utf-8")).get("settings")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
@@ -352,7 +383,9 @@ def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
         seen[r.student, r.notebook] = r
     outcome.results = sorted(seen.values(), key=lambda r: (r.student, notebooks.index(r.notebook)
                                                            if r.notebook in notebooks else len(notebooks)))
-    write_outputs(outcome, notebooks, out)
+    settings = [part_settings(p) for p in parts]
+    write_outputs(outcome, notebooks, out, settings=settings[0] if settings and all(s == settings[0] for s in settings)
+                  else None)
     if roster:
         write_roster(roster, out)
     return outcome

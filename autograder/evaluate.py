@@ -24,8 +24,8 @@ from .results import TestResult
 class Evaluator(LoggingConfigurable):
     """Runs the course's graded checks against a student's kernel."""
 
-    call_seconds = Float(60, help="CPU seconds a call of the student's function may take when a check does not "
-                         "say (checks that use run(..., seconds=) set their own).").tag(config=True)
+    call_seconds = Float(10, help="CPU seconds a call of the student's function may take when a check does not "
+                         "say: checks.run uses it unless given seconds=.").tag(config=True)
     wall_factor = Float(2, help="A call's wall-clock limit is its CPU limit times this, plus wall_extra: only "
                         "for code that sleeps or swallows the CPU limit.").tag(config=True)
     wall_extra = Float(10, help="Seconds added to every call's wall-clock limit.").tag(config=True)

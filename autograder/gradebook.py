@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from .results import GRADED, Result
+from .results import GRADED, Result, safe_strings
 
 
 def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | None,
@@ -31,7 +31,7 @@ def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | 
             continue
         target = root / folder / student / name / f"{name}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, str(target))
+        nbformat.write(nbformat.from_dict(safe_strings(nb)), str(target))
         (target.parent / "timestamp.txt").write_text(timestamp.isoformat(" "), encoding="utf-8")
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")     # nbgrader's own SQLAlchemy warnings while adding a submission

@@ -33,7 +33,7 @@ c.NotebookGrader.notebook_timeout = 600
 c.NotebookGrader.run_only_needed = True  # skip demonstrations the graded checks do not depend on
 # Calls the checks make into the student's kernel (autograder/evaluate.py): CPU seconds per call
 # unless the check says otherwise (run(..., seconds=...)).
-c.Evaluator.call_seconds = 60
+c.Evaluator.call_seconds = 10
 # The walls (autograder/sandbox.py): bubblewrap where it works, else resource limits only.
 c.Sandbox.mode = "auto"
 c.Sandbox.memory_bytes = 4 * 2**30

@@ -61,7 +61,7 @@ class StudentException(Exception):
 class Remote:
     """Requests to the agent in the student's kernel, with their answers checked."""
 
-    def __init__(self, session, call_seconds: float = 60, wall_factor: float = 2, wall_extra: float = 10,
+    def __init__(self, session, call_seconds: float = 10, wall_factor: float = 2, wall_extra: float = 10,
                  max_depth: int = wire.MAX_DEPTH, max_items: int = wire.MAX_ITEMS, test_seconds: float = 300,
                  max_generator_items: int = 1_000_000):
         self.session = session

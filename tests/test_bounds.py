@@ -52,3 +52,90 @@ def test_every_way_a_test_reaches_regex_is_bounded():
     budget.start()
     assert names["regex"].findall(r"\d{1,3}", "12345") == ["123", "45"]      # honest work is unchanged
     assert names["regex"].compile(r"\d").pattern == r"\d"
+
+
+# -- every output takes any string ----------------------------------------------------------------
+def test_lone_surrogates_in_messages_and_outputs_are_written_escaped_everywhere(tmp_path):
+    import csv
+    import json
+
+    import nbformat
+
+    from autograder.batch import Outcome, write_outputs
+    from autograder.feedback import feedback_html
+    from autograder.results import safe_strings
+    from autograder.submissions import Problem
+    course = CourseNotebook.load("01_hand_example")
+    graded = grade("01_hand_example", {"count_pairs": 'print("вывод \\udcff")\ndef count_pairs(corpus):\n'
+                                                     '    raise ValueError("\\udcff")'})
+    failed = next(t for t in graded.result.tests if t.score < t.max_score)
+    assert "\\udcff" in failed.message                      # escaped, readable, encodable
+    failed.message.encode("utf-8")
+    page = feedback_html(graded.result, graded.notebook, course.release, graded.ran, course.title)
+    page.encode("utf-8")
+    out = tmp_path / "out"
+    outcome = Outcome(results=[graded.result], notebooks=[course.name],
+                      problems=[Problem("x\udcff.ipynb", "s\udcff", "bad \udcff")])
+    write_outputs(outcome, [course.name], out, {("self", course.name): page})
+    assert json.loads((out / "results.json").read_text(encoding="utf-8"))[0]["tests"]
+    assert "\\udcff" in (out / "problems.json").read_text(encoding="utf-8")
+    assert list(csv.reader(open(out / "grades.csv", encoding="utf-8")))[1][0] == "self"
+    assert (out / "feedback" / "self" / f"{course.name}.html").stat().st_size > 0
+    # the autograded notebook, as the gradebook writes it for formgrader
+    nbformat.write(nbformat.from_dict(safe_strings(graded.notebook)), str(tmp_path / "autograded.ipynb"))
+
+
+def test_a_page_that_cannot_be_written_is_reported_and_the_other_outputs_are_still_written(tmp_path):
+    import pytest as _pytest
+
+    from autograder.batch import Outcome, write_outputs
+    from autograder.results import GRADED, Result
+    results = [Result(s, "01_hand_example", 1, 1, GRADED) for s in ("a", "b")]
+    out = tmp_path / "out"
+    (out / "feedback" / "a").mkdir(parents=True)
+    (out / "feedback" / "a" / "01_hand_example.html").mkdir()      # a folder where the page should go
+    outcome = Outcome(results=results, notebooks=["01_hand_example"])
+    write_outputs(outcome, ["01_hand_example"], out, {("a", "01_hand_example"): "<p>a", ("b", "01_hand_example"): "<p>b"})
+    assert (out / "feedback" / "b" / "01_hand_example.html").read_text(encoding="utf-8") == "<p>b"
+    assert (out / "results.json").stat().st_size > 0
+    assert any("feedback page could not be written" in p.problem for p in outcome.problems)
+    assert "feedback page could not be written" in (out / "problems.json").read_text(encoding="utf-8")
+
+
+# -- one settings object ----------------------------------------------------------------------------
+def test_settings_that_change_a_grade_change_the_cache_key():
+    from autograder.cli import overrides_of, parser
+    from autograder.course import load_config
+    from autograder.settings import grading_settings, settings_digest
+    key = lambda *argv: settings_digest(grading_settings(load_config(overrides_of(parser().parse_args(
+        ["grade", "x", *argv])))))
+    plain = key()
+    assert plain == key()
+    for argv in (["--notebook-timeout", "2"], ["--cell-timeout", "5"], ["--call-seconds", "3"], ["--no-sandbox"]):
+        assert key(*argv) != plain, argv
+    settings = grading_settings(load_config({"NotebookGrader": {"notebook_timeout": 2}}))
+    assert settings["NotebookGrader.notebook_timeout"] == 2 and "Sandbox.resolved_mode" in settings
+
+
+class RecordingSession:
+    dead = None
+
+    def __init__(self):
+        self.asked = []
+
+    def request(self, request, timeout):
+        self.asked.append(request.get("seconds"))
+        if request["op"] == "describe":
+            return {"names": {"f": {"kind": "function"}}}
+        return {"value": 1}
+
+
+def test_call_seconds_governs_every_call_that_does_not_set_its_own_limit():
+    from bpe_course import checks
+    session = RecordingSession()
+    evaluator = Evaluator(call_seconds=3)
+    result = evaluator.run_test("t", "from bpe_course.checks import run\nrun(f, 1)\nrun(f, 2, seconds=7)\nf(3)",
+                                1, {}, evaluator.remote(session))
+    assert result.score == 1, result.message
+    assert session.asked[1:4] == [3, 7, 3]
+    checks.use_local_time_limits(True)
