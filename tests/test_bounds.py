@@ -139,3 +139,26 @@ def test_call_seconds_governs_every_call_that_does_not_set_its_own_limit():
     assert result.score == 1, result.message
     assert session.asked[1:4] == [3, 7, 3]
     checks.use_local_time_limits(True)
+
+
+# -- exceptions keep their nature -------------------------------------------------------------------
+def test_a_students_exception_reaches_the_tests_as_the_nearest_built_in_class_with_its_own_name():
+    graded = grade("06_vocab_size", {"bytes_per_token": '''
+class EmptyTokens(ValueError):
+    pass
+
+def bytes_per_token(text, ids):
+    if not ids:
+        raise EmptyTokens("нет ни одного токена")
+    return len(text.encode("utf-8")) / len(ids)'''})
+    tests = [t for t in graded.result.tests if "bytes_per_token" in t.name]
+    assert tests and all(t.score == t.max_score for t in tests), tests
+
+
+def test_a_rebuilt_exception_has_its_name_and_a_built_in_base_only():
+    from autograder.remote import StudentException, rebuilt_exception
+    e = rebuilt_exception({"type": "EmptyTokens", "message": "пусто", "bases": ["ValueError", "Exception"]})
+    assert isinstance(e, ValueError) and isinstance(e, StudentException) and type(e).__name__ == "EmptyTokens"
+    for forged in (["StopIteration"], ["SystemExit"], ["KeyboardInterrupt"], [{"x": 1}], "ValueError", ["object"]):
+        e = rebuilt_exception({"type": "Mine", "message": "", "bases": forged})
+        assert type(e).__mro__[2] is Exception, forged        # nothing a check could mistake for control flow
