@@ -32,7 +32,7 @@ from tqdm import tqdm
 
 from . import gradebook, worker
 from .course import PreparedCourse, load_config
-from .report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
+from .report import read_roster, terminal_text, write_grades_csv, write_results_json, write_roster, write_wide_csv
 from .results import ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict, safe_strings, safe_text
 from .settings import grading_settings, settings_digest
 from .submissions import Class, Problem
@@ -258,8 +258,8 @@ class ClassGrader:
                     failures += result.status in NOT_GRADED
                     bar.set_postfix(failed=failures)
                     bar.update()
-                    tqdm.write(f"  {result.student:<20} {result.notebook:<28} {result.score:g}/{result.max_score:g}  "
-                               f"{result.status}", file=sys.stderr)
+                    tqdm.write(terminal_text(f"  {result.student:<20} {result.notebook:<28} {result.score:g}/{result.max_score:g}  "
+                               f"{result.status}"), file=sys.stderr)
             if since is not None:
                 self.cache.force_done()
         except KeyboardInterrupt:

@@ -13,8 +13,8 @@ from bpe_course.vocab import offline_tiktoken
 
 from .batch import ClassGrader, default_jobs, merge_outputs, parse_shard
 from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
-from .report import (grade_table, read_roster, test_report, write_canvas_import, write_moodle_worksheet,
-                     write_roster)
+from .report import (grade_table, read_roster, terminal_text, test_report, write_canvas_import,
+                     write_moodle_worksheet, write_roster)
 from .results import GRADED, NOT_GRADED
 from .sandbox import Sandbox
 from .submissions import LMS_PATTERNS, Problem, find_submissions, import_zip
@@ -23,7 +23,8 @@ OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, INTERRUPTED = 0, 1, 2, 3, 130
 
 
 def say(*lines: str) -> None:
-    print(*lines, sep="\n", flush=True)
+    """Print to the terminal: text only, never a control sequence from a submission."""
+    print(*(terminal_text(line) for line in lines), sep="\n", flush=True)
 
 
 def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:

@@ -1,12 +1,23 @@
 """What grading produces: grades.csv, the grade table, and a per-test report."""
 import csv
 import json
+import re
 from dataclasses import asdict
 from pathlib import Path
 
 from .results import BROKEN, ERROR, GRADED, MISSING, Result
 
 CSV_FIELDS = ["student_id", "notebook", "score", "max_score", "status", "message"]
+
+
+# control characters (ESC sequences, \r, backspace, C1) and bidi overrides, but not newline or tab
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_text(text) -> str:
+    """`text` safe to print: a control character shows as its escape (\\x1b), so a failure message or a
+    student's name cannot move the cursor, recolour a line, fake «ок … 2/2» or set the window title."""
+    return CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
 def points(x: float) -> str:

@@ -162,3 +162,17 @@ def test_a_rebuilt_exception_has_its_name_and_a_built_in_base_only():
     for forged in (["StopIteration"], ["SystemExit"], ["KeyboardInterrupt"], [{"x": 1}], "ValueError", ["object"]):
         e = rebuilt_exception({"type": "Mine", "message": "", "bases": forged})
         assert type(e).__mro__[2] is Exception, forged        # nothing a check could mistake for control flow
+
+
+# -- terminals get text --------------------------------------------------------------------------
+def test_control_sequences_from_a_submission_never_reach_the_terminal(capsys):
+    from autograder import cli
+    from autograder.report import grade_table, test_report
+    from autograder.results import GRADED, Result, TestResult
+    fake = "\x1b[1A\x1b[2K\r  ок   test_a  2/2\x1b]0;owned\x07\x9b31m"
+    result = Result("ivan\x1b[31m", "01_hand_example", 0, 2, GRADED, fake, [TestResult("test_a", 0, 2, fake)],
+                    review=[f"строка 1: {fake}"])
+    cli.say(test_report(result), grade_table([result], ["01_hand_example"]), *result.review)
+    printed = capsys.readouterr().out
+    assert not any(c in printed for c in "\x1b\r\x07\x9b")
+    assert "\\x1b[2K" in printed and "НЕТ " in printed       # shown as text, the verdict intact
