@@ -8,6 +8,7 @@ records — and its executed notebook is written where formgrader reads it
 to the normalized submission (`submitted/…`). Only the grading process writes here, one notebook
 at a time, so parallel workers never contend for the database.
 """
+import re
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,6 +17,30 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from .results import GRADED, Result, safe_strings
+
+SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")     # shown as text, or decoded as an image
+
+
+def review_notebook(notebook) -> nbformat.NotebookNode:
+    """The notebook as an instructor may open it: passive outputs only, every string writable."""
+    from nbconvert.filters import clean_html
+    nb = nbformat.from_dict(safe_strings(notebook))
+    for cell in nb.cells:
+        if cell.cell_type != "code" and re.search(r"<\s*[A-Za-z!/?]", cell.source):
+            cell.source = clean_html(cell.source)    # formgrader's template does not sanitise Markdown
+        for output in cell.get("outputs", []):
+            data = output.get("data")
+            if not isinstance(data, dict):
+                continue
+            dropped = sorted(k for k in data if k not in SAFE_OUTPUTS or not isinstance(data[k], (str, list)))
+            for kind in dropped:
+                del data[kind]
+            if dropped and "text/plain" not in data:
+                data["text/plain"] = f"[вывод {', '.join(dropped)} убран: он мог бы выполнить код при просмотре]"
+            output["metadata"] = {}
+        for name, bundle in list(cell.get("attachments", {}).items()):
+            cell.attachments[name] = {k: v for k, v in bundle.items() if k in SAFE_OUTPUTS[1:]}
+    return nb
 
 
 def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | None,
@@ -31,7 +56,7 @@ def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | 
             continue
         target = root / folder / student / name / f"{name}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nbformat.from_dict(safe_strings(nb)), str(target))
+        nbformat.write(review_notebook(nb), str(target))
         (target.parent / "timestamp.txt").write_text(timestamp.isoformat(" "), encoding="utf-8")
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")     # nbgrader's own SQLAlchemy warnings while adding a submission

@@ -23,6 +23,11 @@ c.GenerateFeedback.preprocessors = [
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 
+# formgrader shows submissions through nbconvert's HTMLExporter: sanitise what a student's Markdown
+# and outputs could run in the instructor's browser (the grader also strips active outputs from the
+# autograded notebooks, autograder/gradebook.py).
+c.HTMLExporter.sanitize_html = True
+
 # ---- The course grader (autograder/): every setting is a documented traitlet of its class. ------
 # Running the student's notebook (autograder/session.py): a cell that runs longer than this is
 # interrupted and the notebook goes on with the next cell.

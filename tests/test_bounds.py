@@ -176,3 +176,65 @@ def test_control_sequences_from_a_submission_never_reach_the_terminal(capsys):
     printed = capsys.readouterr().out
     assert not any(c in printed for c in "\x1b\r\x07\x9b")
     assert "\\x1b[2K" in printed and "НЕТ " in printed       # shown as text, the verdict intact
+
+
+# -- safe review pages --------------------------------------------------------------------------
+def test_review_pages_show_a_students_outputs_without_anything_that_runs():
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    from autograder.course import load_config
+    from autograder.feedback import feedback_html
+    from autograder.gradebook import review_notebook
+    course = CourseNotebook.load("01_hand_example")
+    graded = grade("01_hand_example", {})
+    notebook = graded.notebook
+    cell = next(c for c in notebook.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", {"text/html": '<script>alert(1)</script><img src=x onerror="alert(2)">',
+                                                "text/plain": "<IPython.core.display.HTML object>"}),
+        nbformat.v4.new_output("display_data", {"application/javascript": "alert(3)"}),
+        nbformat.v4.new_output("display_data", {"image/svg+xml": '<svg onload="alert(4)"><script>alert(5)</script></svg>'}),
+        nbformat.v4.new_output("execute_result", {"text/plain": "42", "image/png": "iVBORw0KGgo="}, execution_count=1),
+        nbformat.v4.new_output("stream", name="stdout", text="обычный вывод <b>\n"),
+    ]
+    notebook.cells.append(nbformat.v4.new_markdown_cell('Ответ <script>alert(6)</script><img src=x onerror=alert(7)>'))
+    review = review_notebook(notebook)
+    kept = [o for o in review.cells[notebook.cells.index(cell)].outputs]
+    assert kept[3]["data"]["image/png"] and kept[4]["text"].startswith("обычный вывод")      # text and images stay
+    # rendered as formgrader renders it: its HTMLExporter, under the course's nbgrader_config.py
+    from nbgrader.server_extensions.formgrader import handlers
+    exporter = HTMLExporter(config=load_config(), template_name="formgrade",
+                            extra_template_basedirs=[handlers.template_path])
+    resources = {"assignment_id": course.name, "notebook_id": course.name, "submission_id": "s", "index": 0,
+                 "total": 1, "base_url": "", "student": "ivan", "last_name": "", "first_name": "", "notebook_path": "x"}
+    page, _ = exporter.from_notebook_node(review, resources=resources)
+    assert "обычный вывод" in page and "Ответ" in page and "убран" in page
+    assert active_content(page) == []
+    feedback = feedback_html(graded.result, notebook, course.release, graded.ran, course.title)
+    assert active_content(feedback) == [] and "<script" not in feedback
+
+
+def active_content(page: str) -> list:
+    """What in an HTML page could run the student's code: their scripts, event handlers, javascript: URLs
+    (the page's own scripts and handlers, such as formgrader's, hold no alert(): the attack's all do)."""
+    from html.parser import HTMLParser
+    found = []
+
+    class Finder(HTMLParser):
+        script = False
+
+        def handle_starttag(self, tag, attrs):
+            self.script = tag == "script"
+            for name, value in attrs:
+                if (name.startswith("on") or "javascript:" in (value or "").lower()) and "alert(" in (value or ""):
+                    found.append((tag, name, value))
+
+        def handle_data(self, data):
+            if self.script and "alert(" in data:
+                found.append(("script", data))
+
+        def handle_endtag(self, tag):
+            self.script = False
+    Finder().feed(page)
+    return found
