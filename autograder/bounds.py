@@ -8,8 +8,18 @@ namespace imports a bounded `regex`: the same module, each matching call given t
 what is left of the test's budget (`Evaluator.regex_seconds`, generous: honest patterns take
 milliseconds). Over budget, the test fails with `RegexTimeout` naming the cause, and the notebook
 goes on. The test source needs nothing special: `import regex as reference_regex` gets this one.
+
+Everything else a test does here runs under a CPU budget too (`cpu_budget`, Evaluator.grader_seconds,
+generous): the grader's own CPU time (ITIMER_VIRTUAL; time spent waiting for the kernel does not
+count) interrupts a test that loops in Python with `OverBudget`; it waits while the grader is in the
+middle of talking to the kernel, so the channel is never cut mid-answer. Work inside one C call (a
+huge sort) is not interruptible: the class runner's watchdog is the last resort.
 """
 import builtins
+import contextlib
+import os
+import signal
+import threading
 import time
 import types
 
@@ -80,6 +90,45 @@ def bounded_regex(budget: Budget) -> types.ModuleType:
     module.compile = lambda *args, **kwargs: BoundedPattern(_regex.compile(*args, **kwargs), budget)
     module.__bounded__ = True
     return module
+
+
+class OverBudget(BaseException):
+    """A test's own work in the grader ran out of CPU time (a BaseException: a check's `except
+    Exception` cannot swallow it)."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"проверка этого теста не завершилась за {seconds:g} с процессорного времени проверяющего: "
+                         "она работает с очень большим или необычным значением из блокнота")
+
+
+# code where an interrupt would cut the grader's conversation with the kernel in half: wait until it returns
+_CHANNEL_CODE = tuple(os.path.join(os.path.dirname(__file__), name) for name in ("session.py", "remote.py", "wire.py"))
+
+
+@contextlib.contextmanager
+def cpu_budget(seconds: float):
+    """Raise OverBudget in the block once this process has spent `seconds` of CPU time in it (main thread
+    only, where signals are delivered; elsewhere the block runs unbounded)."""
+    if not seconds or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(signum, frame):
+        while frame is not None:
+            if frame.f_code.co_filename in _CHANNEL_CODE or "jupyter_client" in frame.f_code.co_filename \
+                    or "/zmq/" in frame.f_code.co_filename:
+                signal.setitimer(signal.ITIMER_VIRTUAL, 0.05)     # talking to the kernel: ask again soon
+                return
+            frame = frame.f_back
+        raise OverBudget(seconds)
+
+    previous = signal.signal(signal.SIGVTALRM, expired)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
 
 
 def bounded_builtins(budget: Budget) -> dict:

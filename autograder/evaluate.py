@@ -15,7 +15,7 @@ from traitlets.config import LoggingConfigurable
 from bpe_course import checks
 
 from . import wire
-from .bounds import Budget, bound_values, bounded_builtins
+from .bounds import Budget, OverBudget, bound_values, bounded_builtins, cpu_budget
 from .plan import free_names
 from .remote import KernelGone, Remote, StudentException
 from .results import TestResult
@@ -35,6 +35,9 @@ class Evaluator(LoggingConfigurable):
     regex_seconds = Float(30, help="Wall-clock seconds the grader's regular-expression work of one test (or given "
                           "cell) may take: a student's pattern may backtrack without end (autograder.bounds). "
                           "Generous: a fallback, never a measure.").tag(config=True)
+    grader_seconds = Float(300, help="CPU seconds of the grader's own process one test (or given cell) may spend "
+                           "on the student's values; time waiting for the kernel does not count. Generous: a "
+                           "fallback for a test that would never end, never a measure.").tag(config=True)
     max_message_chars = Integer(4000, help="A failure message is cut to this length.").tag(config=True)
 
     def __init__(self, **kwargs):
@@ -51,8 +54,12 @@ class Evaluator(LoggingConfigurable):
         """A given (read-only) cell of the course, run here so checks use the course's own version."""
         self.budget.start()
         namespace["__builtins__"] = self.builtins
-        namespace.update(remote.bind(free_names(source) - set(namespace)))
-        exec(compile(source, "<given>", "exec"), namespace)
+        try:
+            with cpu_budget(self.grader_seconds):
+                namespace.update(remote.bind(free_names(source) - set(namespace)))
+                exec(compile(source, "<given>", "exec"), namespace)
+        except OverBudget as e:      # an ordinary failure of the given cell: the tests that need it say so
+            raise RuntimeError(str(e)) from None
 
     def run_test(self, grade_id: str, source: str, points: float, given: dict, remote: Remote,
                  explain_missing=lambda name: "") -> TestResult:
@@ -65,10 +72,12 @@ class Evaluator(LoggingConfigurable):
             namespace["__builtins__"] = self.builtins
             bound_values(namespace, self.builtins)
             namespace.update(remote.bind(free_names(source) - set(given)))
-            with contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()), cpu_budget(self.grader_seconds):
                 exec(compile(source, f"<{grade_id}>", "exec"), namespace)
         except KernelGone as e:
             return TestResult(grade_id, 0, points, f"Тест не выполнялся: {e}")
+        except OverBudget as e:
+            return TestResult(grade_id, 0, points, str(e))
         except NameError as e:
             if isinstance(e, StudentException):    # raised by the student's own code
                 return TestResult(grade_id, 0, points, self.cut(f"NameError: {e}"))

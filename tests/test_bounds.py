@@ -238,3 +238,13 @@ def active_content(page: str) -> list:
             self.script = False
     Finder().feed(page)
     return found
+
+
+def test_a_test_that_never_ends_in_the_grader_fails_on_its_cpu_budget_and_the_next_one_runs():
+    session = RecordingSession()
+    evaluator = Evaluator(grader_seconds=0.3)
+    remote = evaluator.remote(session)
+    endless = "x = f(1)\ntry:\n    while True:\n        pass\nexcept Exception:\n    pass"   # swallowing does not help
+    result = evaluator.run_test("t", endless, 1, {}, remote)
+    assert result.score == 0 and "процессорного времени" in result.message
+    assert evaluator.run_test("t2", "assert f(2) == 1", 1, {}, remote).score == 1
