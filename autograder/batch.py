@@ -299,7 +299,8 @@ class ClassGrader:
 
 def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None,
                   settings: dict | None = None) -> None:
-    """Every output file; one that cannot be written is reported (a problem) and the others still are."""
+    """Every output file; one that cannot be written is reported (a problem, printed with the others) and the
+    others are still written (problems.json last, so that it lists the rest)."""
     out.mkdir(parents=True, exist_ok=True)
     pages = [(out / "feedback" / student / f"{name}.html", page) for (student, name), page in (html or {}).items()
              if page is not None]
@@ -316,14 +317,11 @@ def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict 
                ("results.json", lambda p: write_results_json(outcome.results, p)),
                ("problems.json", lambda p: p.write_text(json.dumps(safe_strings(problem_rows(outcome)), ensure_ascii=False,
                                                                    indent=1), encoding="utf-8"))]
-    failed = []
     for name, write in writers:
         try:
             write(out / name)
-        except (OSError, ValueError) as e:     # said at the end; the other files are written
-            failed.append(f"{name}: {type(e).__name__}: {e}")
-    if failed:
-        raise OSError("some output files could not be written: " + "; ".join(failed))
+        except (OSError, ValueError) as e:     # listed with the problems; the other files are written
+            outcome.problems.append(Problem(name, "", f"could not be written: {type(e).__name__}: {e}"))
 
 
 def grading_record(notebooks: list[str], settings: dict | None) -> dict:

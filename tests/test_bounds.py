@@ -100,6 +100,11 @@ def test_a_page_that_cannot_be_written_is_reported_and_the_other_outputs_are_sti
     assert (out / "results.json").stat().st_size > 0
     assert any("feedback page could not be written" in p.problem for p in outcome.problems)
     assert "feedback page could not be written" in (out / "problems.json").read_text(encoding="utf-8")
+    (out / "grades.csv").unlink()
+    (out / "grades.csv").mkdir()                                     # a main file that cannot be written
+    write_outputs(outcome, ["01_hand_example"], out, {})
+    assert any(p.file == "grades.csv" for p in outcome.problems)
+    assert "grades.csv" in (out / "problems.json").read_text(encoding="utf-8") and (out / "grades_wide.csv").exists()
 
 
 # -- one settings object ----------------------------------------------------------------------------
