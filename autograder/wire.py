@@ -163,22 +163,31 @@ def _no_hash_flood(items: list, hashable_only: bool = False) -> None:
     crafted tuples): a set or dict of them, or one a test builds from a list, takes quadratic time.
     Linear: each value is hashed once and compared with at most MAX_SAME_HASH others. Strings and
     bytes are skipped (their hashes are salted per process); so are small ints (their own hashes)."""
-    groups: dict[int, list] = {}
+    first: dict = {}                 # hash → the first value with it
+    more: dict = {}                  # hash → the other distinct values with it (rare in honest data)
     for value in items:
         kind = type(value)
-        if kind is str or kind is bytes or kind is bool or value is None or (kind is int and -_SMALL < value < _SMALL):
-            continue
-        if hashable_only and (kind is list or kind is dict or kind is set):
-            continue
+        if kind is int:
+            if -_SMALL < value < _SMALL:
+                continue
+        elif kind is not tuple and kind is not float and kind is not frozenset:
+            if hashable_only or kind is str or kind is bytes or kind is bool or value is None:
+                continue
         try:
             h = hash(value)
         except TypeError:
             if hashable_only:
                 continue
             raise WireError("a set element or dict key is not hashable") from None
-        seen = groups.setdefault(h, [])
-        if any(value is other or value == other for other in seen):
+        seen = first.get(h, first)
+        if seen is first:
+            first[h] = value
             continue
-        if len(seen) >= MAX_SAME_HASH:
+        if value is seen or value == seen:
+            continue
+        others = more.setdefault(h, [])
+        if any(value is other or value == other for other in others):
+            continue
+        if len(others) + 1 >= MAX_SAME_HASH:
             raise WireError(f"more than {MAX_SAME_HASH} different values share one hash (a hash-collision flood)")
-        seen.append(value)
+        others.append(value)
