@@ -5,7 +5,7 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
-from .results import BROKEN, ERROR, GRADED, MISSING, Result
+from .results import BROKEN, ERROR, GRADED, MISSING, Result, safe_text
 
 CSV_FIELDS = ["student_id", "notebook", "score", "max_score", "status", "message"]
 
@@ -80,7 +80,7 @@ def read_roster(folder: Path) -> dict[str, str]:
 def write_roster(names: dict[str, str], folder: Path) -> Path:
     path = Path(folder) / "roster.csv"
     with open(path, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows([("student_id", "name"), *sorted(names.items())])
+        csv.writer(f).writerows([("student_id", "name"), *sorted((safe_text(k), safe_text(v)) for k, v in names.items())])
     return path
 
 
@@ -105,7 +105,7 @@ def write_moodle_worksheet(results: list[Result], roster: dict[str, str], path: 
         writer = csv.writer(f)
         writer.writerow(MOODLE_COLUMNS)
         for student, rows in by_student(results).items():
-            writer.writerow([f"Participant {student}", roster.get(student, student), points(sum(r.score for r in rows)),
+            writer.writerow([f"Participant {student}", safe_text(roster.get(student, student)), points(sum(r.score for r in rows)),
                              points(sum(r.max_score for r in rows)), feedback_comment(rows)])
     return path
 
@@ -120,7 +120,7 @@ def write_canvas_import(results: list[Result], roster: dict[str, str], assignmen
         writer.writerow([*CANVAS_COLUMNS, assignment])
         writer.writerow(["    Points Possible", "", "", "", "", points(maximum)])
         for student, rows in students.items():
-            writer.writerow([roster.get(student, student), student, "", "", "", points(sum(r.score for r in rows))])
+            writer.writerow([safe_text(roster.get(student, student)), student, "", "", "", points(sum(r.score for r in rows))])
     return path
 
 

@@ -253,3 +253,14 @@ def test_a_test_that_never_ends_in_the_grader_fails_on_its_cpu_budget_and_the_ne
     result = evaluator.run_test("t", endless, 1, {}, remote)
     assert result.score == 0 and "процессорного времени" in result.message
     assert evaluator.run_test("t2", "assert f(2) == 1", 1, {}, remote).score == 1
+
+
+def test_names_no_file_takes_are_escaped_in_the_roster_and_the_lms_exports(tmp_path):
+    from autograder.report import read_roster, write_canvas_import, write_moodle_worksheet, write_roster
+    from autograder.results import GRADED, Result
+    roster = {"123": "Иван \udcff"}
+    write_roster(roster, tmp_path)
+    assert read_roster(tmp_path)["123"] == "Иван \\udcff"
+    results = [Result("123", "01_hand_example", 1, 2, GRADED)]
+    assert "\\udcff" in write_moodle_worksheet(results, roster, tmp_path / "m.csv").read_text(encoding="utf-8")
+    assert "\\udcff" in write_canvas_import(results, roster, "A", tmp_path / "c.csv").read_text(encoding="utf-8")
