@@ -1,7 +1,8 @@
 """Grading a whole class: worker processes, a cache that makes reruns instant, interrupts that lose nothing.
 
 The class grader prepares the course once (autograder.course.PreparedCourse), looks up every
-submitted notebook in its cache (keyed by the SHA-256 of the file and of the course notebook),
+submitted notebook in its cache (keyed by the SHA-256 of the file, of the course notebook and of the
+settings that change a grade, autograder.settings),
 and sends the rest to `jobs` worker processes (autograder.worker). As each result arrives it is
 cached (atomically), recorded in the class gradebook (autograder.gradebook) and its feedback
 kept; at the end — or at a Ctrl-C — the output files are written for everything known.
@@ -32,9 +33,10 @@ import nbformat
 from tqdm import tqdm
 
 from . import gradebook, worker
-from .course import PreparedCourse
-from .report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
-from .results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict
+from .course import PreparedCourse, load_config
+from .report import read_roster, terminal_text, write_grades_csv, write_results_json, write_roster, write_wide_csv
+from .results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result, result_from_dict, safe_strings, safe_text
+from .settings import grading_settings, settings_digest
 from .submissions import Class, Problem
 
 
@@ -264,6 +266,9 @@ class ClassGrader:
         self.course_notebooks = {n: course.notebook(n) for n in self.notebooks}
         self.names: dict[str, str] = {}     # student → name, for the gradebook (OUT/roster.csv)
         self.watchdog = watchdog_seconds(self.overrides)
+        # a result is reused only under the same settings: they change grades (time limits, the walls)
+        self.settings = grading_settings(load_config(self.overrides))
+        self.settings_key = settings_digest(self.settings)
 
     def grade(self, found: Class, out: Path, shard: tuple[int, int] | None = None) -> Outcome:
         students = sorted(found.students)
@@ -283,7 +288,7 @@ class ClassGrader:
                 if path is None:
                     known[student, name] = Result(student, name, 0, course_nb.max_score, MISSING, "not submitted")
                     continue
-                key = file_key(path, course_nb.digest)
+                key = file_key(path, course_nb.digest + self.settings_key)
                 hit = self.cache.get(student, name, key, since)
                 if hit is None and since is not None:     # interrupted before it was regraded: keep the old grade
                     old = self.cache.get(student, name, key, None)
@@ -311,8 +316,8 @@ class ClassGrader:
                     failures += result.status in NOT_GRADED
                     bar.set_postfix(failed=failures)
                     bar.update()
-                    tqdm.write(f"  {result.student:<20} {result.notebook:<28} {result.score:g}/{result.max_score:g}  "
-                               f"{result.status}", file=sys.stderr)
+                    tqdm.write(terminal_text(f"  {result.student:<20} {result.notebook:<28} {result.score:g}/{result.max_score:g}  "
+                               f"{result.status}"), file=sys.stderr)
             if since is not None:
                 self.cache.force_done()
         except KeyboardInterrupt:
@@ -326,7 +331,7 @@ class ClassGrader:
         outcome.pending = [(s, n) for s in students for n in self.notebooks
                            if (s, n) not in known and n in found.students[s]]
         outcome.seconds = time.monotonic() - started
-        write_outputs(outcome, self.notebooks, out, html if self.feedback else None, work=self.work)
+        write_outputs(outcome, self.notebooks, out, html if self.feedback else None, self.settings, work=self.work)
         return outcome
 
     def receive(self, task: dict, answer: dict | None, html: dict) -> Result:
@@ -356,20 +361,38 @@ class ClassGrader:
 
 
 def write_outputs(outcome: Outcome, notebooks: list[str], out: Path, html: dict | None = None,
-                  work: Path | None = None) -> None:
+                  settings: dict | None = None, work: Path | None = None) -> None:
+    """Every output file; one that cannot be written is reported (a problem, printed with the others) and the
+    others are still written (problems.json last, so that it lists the rest)."""
     out.mkdir(parents=True, exist_ok=True)
-    grading = {"notebooks": notebooks, "pending": outcome.pending, **({"work": str(work)} if work else {})}
-    (out / "grading.json").write_text(json.dumps(grading, indent=1), encoding="utf-8")
-    write_grades_csv(outcome.results, out / "grades.csv")
-    write_wide_csv(outcome.results, notebooks, out / "grades_wide.csv", pending=outcome.pending)
-    write_results_json(outcome.results, out / "results.json")
-    (out / "problems.json").write_text(json.dumps(problem_rows(outcome), ensure_ascii=False, indent=1),
-                                       encoding="utf-8")
-    for (student, name), page in (html or {}).items():
-        if page is not None:
-            target = out / "feedback" / student / f"{name}.html"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(page, encoding="utf-8")
+    pages = [(out / "feedback" / student / f"{name}.html", page) for (student, name), page in (html or {}).items()
+             if page is not None]
+    for path, page in pages:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(safe_text(page), encoding="utf-8")
+        except (OSError, ValueError) as e:
+            outcome.problems.append(Problem(str(path.relative_to(out)), path.parent.name,
+                                            f"the feedback page could not be written: {type(e).__name__}: {e}"))
+    writers = [("grading.json", lambda p: p.write_text(json.dumps(grading_record(notebooks, settings, outcome.pending, work), indent=1), encoding="utf-8")),
+               ("grades.csv", lambda p: write_grades_csv(outcome.results, p)),
+               ("grades_wide.csv", lambda p: write_wide_csv(outcome.results, notebooks, p, pending=outcome.pending)),
+               ("results.json", lambda p: write_results_json(outcome.results, p)),
+               ("problems.json", lambda p: p.write_text(json.dumps(safe_strings(problem_rows(outcome)), ensure_ascii=False,
+                                                                   indent=1), encoding="utf-8"))]
+    for name, write in writers:
+        try:
+            write(out / name)
+        except (OSError, ValueError) as e:     # listed with the problems; the other files are written
+            outcome.problems.append(Problem(name, "", f"could not be written: {type(e).__name__}: {e}"))
+
+
+def grading_record(notebooks: list[str], settings: dict | None, pending: list | None = None,
+                   work: Path | None = None) -> dict:
+    """grading.json: the notebooks graded, those submitted but not graded yet, the work folder and the
+    settings they were graded under."""
+    return {"notebooks": notebooks, "pending": pending or [], **({"work": str(work)} if work else {}),
+            **({"settings": settings} if settings is not None else {})}
 
 
 def problem_rows(outcome: Outcome) -> list[dict]:
@@ -426,7 +449,9 @@ def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
         seen[r.student, r.notebook] = r
     outcome.results = sorted(seen.values(), key=lambda r: (r.student, notebooks.index(r.notebook)
                                                            if r.notebook in notebooks else len(notebooks)))
-    write_outputs(outcome, notebooks, out)
+    settings = [grading_json(p).get("settings") for p in parts]
+    write_outputs(outcome, notebooks, out, settings=settings[0] if settings and all(s == settings[0] for s in settings)
+                  else None)
     if roster:
         write_roster(roster, out)
     return outcome

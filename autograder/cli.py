@@ -20,7 +20,7 @@ from . import cgroup
 from .batch import Cache, ClassGrader, default_jobs, merge_gradebook, merge_outputs, parse_shard
 from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from . import lms as lms_files
-from .report import grade_table, read_roster, test_report, write_canvas_import, write_roster
+from .report import grade_table, read_roster, terminal_text, test_report, write_canvas_import, write_roster
 from .results import ERROR, GRADED, NOT_GRADED
 from .sandbox import Sandbox
 from .submissions import LMS_PATTERNS, Problem, find_submissions, import_zip, which_lms
@@ -29,7 +29,8 @@ OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, RETRY, INTERRUPTED = 0, 1, 2, 3, 4, 1
 
 
 def say(*lines: str) -> None:
-    print(*lines, sep="\n", flush=True)
+    """Print to the terminal: text only, never a control sequence from a submission."""
+    print(*(terminal_text(line) for line in lines), sep="\n", flush=True)
 
 
 def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:

@@ -7,7 +7,6 @@ holds (`autograder.remote`). The verdict is decided here: the test passes when i
 the end, and fails with the message of the exception that stopped it. Nothing of the test — its
 code, its inputs' expected values — is sent into the kernel; only the calls it makes are.
 """
-import builtins
 import contextlib
 import io
 from traitlets import Float, Integer
@@ -16,6 +15,7 @@ from traitlets.config import LoggingConfigurable
 from bpe_course import checks
 
 from . import wire
+from .bounds import Budget, OverBudget, bound_values, bounded_builtins, cpu_budget
 from .plan import free_names
 from .remote import KernelGone, Remote, StudentException
 from .results import TestResult
@@ -24,15 +24,26 @@ from .results import TestResult
 class Evaluator(LoggingConfigurable):
     """Runs the course's graded checks against a student's kernel."""
 
-    call_seconds = Float(60, help="CPU seconds a call of the student's function may take when a check does not "
-                         "say (checks that use run(..., seconds=) set their own).").tag(config=True)
+    call_seconds = Float(10, help="CPU seconds a call of the student's function may take when a check does not "
+                         "say: checks.run uses it unless given seconds=.").tag(config=True)
     wall_factor = Float(2, help="A call's wall-clock limit is its CPU limit times this, plus wall_extra: only "
                         "for code that sleeps or swallows the CPU limit.").tag(config=True)
     wall_extra = Float(10, help="Seconds added to every call's wall-clock limit.").tag(config=True)
     test_seconds = Float(300, help="Wall-clock seconds all the calls of one test may take together.").tag(config=True)
     max_depth = Integer(wire.MAX_DEPTH, help="The deepest nesting of a value from the kernel.").tag(config=True)
     max_items = Integer(wire.MAX_ITEMS, help="The most elements of one value from the kernel.").tag(config=True)
+    regex_seconds = Float(30, help="Wall-clock seconds the grader's regular-expression work of one test (or given "
+                          "cell) may take: a student's pattern may backtrack without end (autograder.bounds). "
+                          "Generous: a fallback, never a measure.").tag(config=True)
+    grader_seconds = Float(300, help="CPU seconds of the grader's own process one test (or given cell) may spend "
+                           "on the student's values; time waiting for the kernel does not count. Generous: a "
+                           "fallback for a test that would never end, never a measure.").tag(config=True)
     max_message_chars = Integer(4000, help="A failure message is cut to this length.").tag(config=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.budget = Budget(self.regex_seconds)
+        self.builtins = bounded_builtins(self.budget)
 
     def remote(self, session) -> Remote:
         checks.use_local_time_limits(False)   # calls are limited in the kernel, not by an alarm here
@@ -41,21 +52,32 @@ class Evaluator(LoggingConfigurable):
 
     def run_given(self, source: str, namespace: dict, remote: Remote) -> None:
         """A given (read-only) cell of the course, run here so checks use the course's own version."""
-        namespace.update(remote.bind(free_names(source) - set(namespace)))
-        exec(compile(source, "<given>", "exec"), namespace)
+        self.budget.start()
+        namespace["__builtins__"] = self.builtins
+        try:
+            with cpu_budget(self.grader_seconds):
+                namespace.update(remote.bind(free_names(source) - set(namespace)))
+                exec(compile(source, "<given>", "exec"), namespace)
+        except OverBudget as e:      # an ordinary failure of the given cell: the tests that need it say so
+            raise RuntimeError(str(e)) from None
 
     def run_test(self, grade_id: str, source: str, points: float, given: dict, remote: Remote,
                  explain_missing=lambda name: "") -> TestResult:
         """One test cell: full points if it runs to the end, else 0 and the reason."""
-        namespace = {"__name__": "__main__", "__builtins__": builtins}
+        namespace = {"__name__": "__main__"}
         remote.spent = 0.0
+        self.budget.start()
         try:
             namespace.update(given)
+            namespace["__builtins__"] = self.builtins
+            bound_values(namespace, self.builtins)
             namespace.update(remote.bind(free_names(source) - set(given)))
-            with contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()), cpu_budget(self.grader_seconds):
                 exec(compile(source, f"<{grade_id}>", "exec"), namespace)
         except KernelGone as e:
             return TestResult(grade_id, 0, points, f"Тест не выполнялся: {e}")
+        except OverBudget as e:
+            return TestResult(grade_id, 0, points, str(e))
         except NameError as e:
             if isinstance(e, StudentException):    # raised by the student's own code
                 return TestResult(grade_id, 0, points, self.cut(f"NameError: {e}"))

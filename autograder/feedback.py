@@ -19,7 +19,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from .normalize import grade_id, is_solution, is_test
-from .results import GRADED, Result
+from .results import GRADED, Result, safe_text
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_TEXT = 20_000
@@ -119,7 +119,7 @@ def feedback_html(result: Result, notebook, release, ran: set, title: str = "") 
 
 
 def page(result: Result, body: str, formatter: HtmlFormatter) -> str:
-    return (f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
+    return safe_text(f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(result.notebook)}: {result.score:g} из {result.max_score:g}</title>"
             f"<style>{STYLE}{formatter.get_style_defs('.highlight')}</style></head><body>{body}</body></html>")

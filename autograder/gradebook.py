@@ -8,6 +8,7 @@ records — and its executed notebook is written where formgrader reads it
 to the normalized submission (`submitted/…`). Only the grading process writes here, one notebook
 at a time, so parallel workers never contend for the database.
 """
+import re
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,7 +17,9 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.utils import parse_utc
 
-from .results import BROKEN, GRADED, Result
+from .results import BROKEN, GRADED, Result, safe_strings
+
+SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")     # shown as text, or decoded as an image
 
 
 def split_name(name: str) -> tuple[str | None, str | None]:
@@ -29,6 +32,28 @@ def placeholder(result: Result) -> nbformat.NotebookNode:
     """What formgrader shows for a notebook that could not be read: the reason."""
     return nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
         f"**{result.notebook}: 0 из {result.max_score:g} — файл не читается.**\n\n{result.message}")])
+
+
+def review_notebook(notebook) -> nbformat.NotebookNode:
+    """The notebook as an instructor may open it: passive outputs only, every string writable."""
+    from nbconvert.filters import clean_html
+    nb = nbformat.from_dict(safe_strings(notebook))
+    for cell in nb.cells:
+        if cell.cell_type != "code" and re.search(r"<\s*[A-Za-z!/?]", cell.source):
+            cell.source = clean_html(cell.source)    # formgrader's template does not sanitise Markdown
+        for output in cell.get("outputs", []):
+            data = output.get("data")
+            if not isinstance(data, dict):
+                continue
+            dropped = sorted(k for k in data if k not in SAFE_OUTPUTS or not isinstance(data[k], (str, list)))
+            for kind in dropped:
+                del data[kind]
+            if dropped and "text/plain" not in data:
+                data["text/plain"] = f"[вывод {', '.join(dropped)} убран: он мог бы выполнить код при просмотре]"
+            output["metadata"] = {}
+        for name, bundle in list(cell.get("attachments", {}).items()):
+            cell.attachments[name] = {k: v for k, v in bundle.items() if k in SAFE_OUTPUTS[1:]}
+    return nb
 
 
 def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | None,
@@ -48,7 +73,7 @@ def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | 
             continue
         target = root / folder / student / assignment / f"{assignment}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, str(target))
+        nbformat.write(review_notebook(nb), str(target))
         (target.parent / "timestamp.txt").write_text(timestamp.isoformat(" "), encoding="utf-8")
     first, last = split_name(name)
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb, warnings.catch_warnings():

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .report import by_student, feedback_comment, points
-from .results import BROKEN, Result
+from .results import BROKEN, Result, safe_text
 
 # The language strings Moodle's importer looks for (lang/en and the Russian language pack):
 # recordid, grade (core), lastmodifiedgrade, hiddenuser (the id's prefix, cut off by its length),
@@ -69,7 +69,7 @@ def write_moodle_worksheet(results: list[Result], roster: dict[str, str], path: 
                 days, percent = late[student]
                 grade = max(0.0, round(grade * (1 - percent / 100 * days), 2))
                 comment += f". Сдано с опозданием на {days} дн.: штраф {percent:g}% за день, итог {points(grade)}"
-            writer.writerow([f"{strings['participant']}{student}", roster.get(student, student), points(grade),
+            writer.writerow([f"{strings['participant']}{student}", safe_text(roster.get(student, student)), points(grade),
                              points(sum(r.max_score for r in rows)), modified, comment])
     return path
 

@@ -23,6 +23,11 @@ c.GenerateFeedback.preprocessors = [
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 
+# formgrader shows submissions through nbconvert's HTMLExporter: sanitise what a student's Markdown
+# and outputs could run in the instructor's browser (the grader also strips active outputs from the
+# autograded notebooks, autograder/gradebook.py).
+c.HTMLExporter.sanitize_html = True
+
 # ---- The course grader (autograder/): every setting is a documented traitlet of its class. ------
 # Running the student's notebook (autograder/session.py): a cell that runs longer than this is
 # interrupted and the notebook goes on with the next cell.
@@ -33,7 +38,7 @@ c.NotebookGrader.notebook_timeout = 600
 c.NotebookGrader.run_only_needed = True  # skip demonstrations the graded checks do not depend on
 # Calls the checks make into the student's kernel (autograder/evaluate.py): CPU seconds per call
 # unless the check says otherwise (run(..., seconds=...)).
-c.Evaluator.call_seconds = 60
+c.Evaluator.call_seconds = 10
 # The walls (autograder/sandbox.py): bubblewrap where it works, else resource limits only.
 c.Sandbox.mode = "auto"
 c.Sandbox.memory_bytes = 4 * 2**30

@@ -5,7 +5,8 @@ student's kernel holds, fetched through the agent: a plain value (checked by `wi
 exact built-in types), or a `RemoteFunction` that forwards each call into the kernel, with plain
 arguments, under a CPU-time limit, and brings back a plain result, a `RemoteIterator` for a
 generator, an `Opaque` for a type that cannot cross, or the student's exception rebuilt here as
-an exception of the same name and message (never of a class the student defined).
+an exception of the same name and message, of the nearest built-in class it derives from (never
+of a class the student defined).
 """
 import builtins
 import collections
@@ -46,9 +47,14 @@ def rebuilt_exception(info: dict) -> Exception:
     where = str(info.get("where", ""))
     if name == "NotImplementedError":
         return NotImplementedError(message)
-    base = getattr(builtins, name, None)
-    if not (isinstance(base, type) and issubclass(base, Exception)) or name in PROTOCOL_EXCEPTIONS:
-        base = Exception
+    # its own name if that is a built-in exception, else the nearest built-in class it derives from
+    bases = info.get("bases") if isinstance(info.get("bases"), list) else []
+    base = Exception
+    for candidate in [name, *bases[:8]]:
+        cls = getattr(builtins, candidate, None) if isinstance(candidate, str) else None
+        if isinstance(cls, type) and issubclass(cls, Exception) and candidate not in PROTOCOL_EXCEPTIONS:
+            base = cls
+            break
     text = f"{message} ({where})" if where else message
     cls = type(name, (StudentException, base), {"__str__": lambda self: text, "__init__": lambda self: None})
     return cls()
@@ -61,7 +67,7 @@ class StudentException(Exception):
 class Remote:
     """Requests to the agent in the student's kernel, with their answers checked."""
 
-    def __init__(self, session, call_seconds: float = 60, wall_factor: float = 2, wall_extra: float = 10,
+    def __init__(self, session, call_seconds: float = 10, wall_factor: float = 2, wall_extra: float = 10,
                  max_depth: int = wire.MAX_DEPTH, max_items: int = wire.MAX_ITEMS, test_seconds: float = 300,
                  max_generator_items: int = 1_000_000):
         self.session = session

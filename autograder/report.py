@@ -1,12 +1,23 @@
 """What grading produces: grades.csv, the grade table, and a per-test report."""
 import csv
 import json
+import re
 from dataclasses import asdict
 from pathlib import Path
 
-from .results import BROKEN, ERROR, GRADED, MISSING, Result
+from .results import BROKEN, ERROR, GRADED, MISSING, Result, safe_text
 
 CSV_FIELDS = ["student_id", "notebook", "score", "max_score", "status", "message"]
+
+
+# control characters (ESC sequences, \r, backspace, C1) and bidi overrides, but not newline or tab
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_text(text) -> str:
+    """`text` safe to print: a control character shows as its escape (\\x1b), so a failure message or a
+    student's name cannot move the cursor, recolour a line, fake «ок … 2/2» or set the window title."""
+    return CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
 def points(x: float) -> str:
@@ -78,12 +89,11 @@ def read_roster(folder: Path) -> dict[str, str]:
 def write_roster(names: dict[str, str], folder: Path) -> Path:
     path = Path(folder) / "roster.csv"
     with open(path, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows([("student_id", "name"), *sorted(names.items())])
+        csv.writer(f).writerows([("student_id", "name"), *sorted((safe_text(k), safe_text(v)) for k, v in names.items())])
     return path
 
 
 # -- grades in the learning platforms' own import formats -----------------------------------------
-MOODLE_COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 
@@ -96,18 +106,6 @@ def feedback_comment(rows: list[Result]) -> str:
     return "; ".join(parts)
 
 
-def write_moodle_worksheet(results: list[Result], roster: dict[str, str], path: Path) -> Path:
-    """Moodle's assignment grading worksheet (Upload grading worksheet): the participant
-    identifier, the name, the grade (the total of the graded notebooks) and a feedback comment."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(MOODLE_COLUMNS)
-        for student, rows in by_student(results).items():
-            writer.writerow([f"Participant {student}", roster.get(student, student), points(sum(r.score for r in rows)),
-                             points(sum(r.max_score for r in rows)), feedback_comment(rows)])
-    return path
-
-
 def write_canvas_import(results: list[Result], roster: dict[str, str], assignment: str, path: Path) -> Path:
     """Canvas's gradebook import: Student, ID (the Canvas user id), SIS User ID, SIS Login ID, Section,
     then one column for the assignment (its points possible in the second row)."""
@@ -118,7 +116,7 @@ def write_canvas_import(results: list[Result], roster: dict[str, str], assignmen
         writer.writerow([*CANVAS_COLUMNS, assignment])
         writer.writerow(["    Points Possible", "", "", "", "", points(maximum)])
         for student, rows in students.items():
-            writer.writerow([roster.get(student, student), student, "", "", "", points(sum(r.score for r in rows))])
+            writer.writerow([safe_text(roster.get(student, student)), student, "", "", "", points(sum(r.score for r in rows))])
     return path
 
 

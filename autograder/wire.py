@@ -23,6 +23,8 @@ import json
 MAX_DEPTH = 64
 MAX_ITEMS = 2_000_000
 MAX_BYTES = 16 * 2**20
+MAX_SAME_HASH = 32           # distinct elements of one container that may share a hash
+_SMALL = 2**61 - 1           # ints below this in size hash to themselves (CPython): they cannot flood
 
 
 class WireError(ValueError):
@@ -122,11 +124,13 @@ def _decode(raw, depth: int, max_depth: int, budget: list):
         if type(body) is not list:
             raise WireError(f"a {tag} tag must hold a list")
         items = [_decode(v, depth + 1, max_depth, budget) for v in body]
+        _no_hash_flood(items, hashable_only=True)
         return items if tag == "L" else tuple(items)
     if tag in ("S", "F"):
         if type(body) is not list:
             raise WireError(f"a {tag} tag must hold a list")
         items = [_decode(v, depth + 1, max_depth, budget) for v in body]
+        _no_hash_flood(items)
         try:
             return set(items) if tag == "S" else frozenset(items)
         except TypeError:
@@ -134,16 +138,16 @@ def _decode(raw, depth: int, max_depth: int, budget: list):
     if tag == "D":
         if type(body) is not list:
             raise WireError("a D tag must hold a list of pairs")
-        out = {}
+        pairs = []
         for pair in body:
             if type(pair) is not list or len(pair) != 2:
                 raise WireError("a D tag must hold [key, value] pairs")
-            key = _decode(pair[0], depth + 1, max_depth, budget)
-            try:
-                out[key] = _decode(pair[1], depth + 1, max_depth, budget)
-            except TypeError:
-                raise WireError(f"a dict key of type {type(key).__name__} is not hashable") from None
-        return out
+            pairs.append((_decode(pair[0], depth + 1, max_depth, budget), _decode(pair[1], depth + 1, max_depth, budget)))
+        _no_hash_flood([key for key, _ in pairs])
+        try:
+            return dict(pairs)
+        except TypeError:
+            raise WireError("a dict key is not hashable") from None
     if tag == "B":
         if type(body) is not str:
             raise WireError("a B tag must hold base64 text")
@@ -152,3 +156,38 @@ def _decode(raw, depth: int, max_depth: int, budget: list):
         except (ValueError, UnicodeEncodeError):
             raise WireError("a B tag must hold base64 text") from None
     raise WireError(f"unknown tag {tag!r} in the payload")
+
+
+def _no_hash_flood(items: list, hashable_only: bool = False) -> None:
+    """Refuse many distinct values that share one hash (ints that differ by multiples of 2**61 − 1,
+    crafted tuples): a set or dict of them, or one a test builds from a list, takes quadratic time.
+    Linear: each value is hashed once and compared with at most MAX_SAME_HASH others. Strings and
+    bytes are skipped (their hashes are salted per process); so are small ints (their own hashes)."""
+    first: dict = {}                 # hash → the first value with it
+    more: dict = {}                  # hash → the other distinct values with it (rare in honest data)
+    for value in items:
+        kind = type(value)
+        if kind is int:
+            if -_SMALL < value < _SMALL:
+                continue
+        elif kind is not tuple and kind is not float and kind is not frozenset:
+            if hashable_only or kind is str or kind is bytes or kind is bool or value is None:
+                continue
+        try:
+            h = hash(value)
+        except TypeError:
+            if hashable_only:
+                continue
+            raise WireError("a set element or dict key is not hashable") from None
+        seen = first.get(h, first)
+        if seen is first:
+            first[h] = value
+            continue
+        if value is seen or value == seen:
+            continue
+        others = more.setdefault(h, [])
+        if any(value is other or value == other for other in others):
+            continue
+        if len(others) + 1 >= MAX_SAME_HASH:
+            raise WireError(f"more than {MAX_SAME_HASH} different values share one hash (a hash-collision flood)")
+        others.append(value)

@@ -141,21 +141,29 @@ def _time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-def run(fn, *args, hint: str = "", seconds: float = 10):
+DEFAULT_SECONDS = 10     # a call's limit in Jupyter; while grading, the grader's setting (Evaluator.call_seconds)
+
+
+def run(fn, *args, hint: str = "", seconds: float | None = None):
     """fn(*args), with a crash or an endless loop turned into a readable failure.
 
-    NotImplementedError passes through, so an untouched exercise says that it is not written yet.
+    `seconds` only for a call that needs its own limit; otherwise the grader's setting applies
+    (DEFAULT_SECONDS in Jupyter). NotImplementedError passes through, so an untouched exercise says
+    that it is not written yet.
     """
     call = f"{getattr(fn, '__name__', 'функция')}({', '.join(_short(a, 80) for a in args)})"
     suffix = f"\nПодсказка: {hint}" if hint else ""
+    limit = seconds or DEFAULT_SECONDS
     token = _call_seconds.set(seconds)
     try:
-        with _time_limit(seconds):
+        with _time_limit(limit):
             return fn(*args)
     except NotImplementedError:
         raise
-    except (_TookTooLong, TookTooLong):
-        raise CheckFailed(f"{call} не завершилась за {seconds:g} с: похоже, цикл не останавливается" + suffix) from None
+    except _TookTooLong:
+        raise CheckFailed(f"{call} не завершилась за {limit:g} с: похоже, цикл не останавливается" + suffix) from None
+    except TookTooLong as e:
+        raise CheckFailed(f"{call} не завершилась за {e.seconds:g} с: похоже, цикл не останавливается" + suffix) from None
     except Exception as e:
         raise CheckFailed(f"{call} завершилась с ошибкой {type(e).__name__}: {e}" + suffix) from None
     finally:

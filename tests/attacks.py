@@ -264,6 +264,20 @@ for i in range(25):
     _k.session.send(_k.iopub_socket, "error", {"ename": "E", "evalue": "x" * 2**20, "traceback": ["y" * 2**20]},
                     parent=_k.get_parent())
 ''',
+    # outputs that would run in the instructor's browser (formgrader) if shown as they are
+    "active_outputs": '''
+from IPython.display import display, HTML, Javascript, SVG
+display(HTML("<script>alert(1)</script><img src=x onerror=alert(2)>"))
+display(Javascript("alert(3)"))
+display(SVG(\'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(4)"><script>alert(5)</script></svg>\'))
+''',
+    # text no file takes (a lone surrogate) and control sequences that would fake a verdict in a
+    # terminal and set its title, in a failure message, an output and a line listed "For review"
+    "unwritable_text": "import builtins   # \x1b]0;owned\x07\x1b[1A\x1b[2K  graded 17/17\n" + r'''
+print("\udcff")
+def count_pairs(corpus):
+    raise ValueError("\udcff \x1b[2K\r  ок   test_count_pairs  2/2\x1b]0;owned\x07")
+''',
 }
 
 

@@ -228,6 +228,20 @@ def test_feedback_is_built_from_results(graded):
     assert "<script>alert" not in fake
 
 
+def test_outputs_take_any_text_and_neither_terminals_nor_review_pages_run_what_a_student_wrote(graded):
+    results, out, work, run, _ = graded
+    r = results["attack_unwritable_text", NB]
+    assert r["status"] == "graded" and any("\\udcff" in t["message"] for t in r["tests"]), r
+    assert "\x1b" not in run.stdout + run.stderr and "\x07" not in run.stdout + run.stderr
+    assert "\\x1b" in run.stdout                                     # the review line, shown as text
+    student = "attack_active_outputs"
+    autograded = (work / "course" / "autograded" / student / NB / f"{NB}.ipynb").read_text(encoding="utf-8")
+    for active in ("text/html", "application/javascript", "image/svg+xml"):     # (the code shows as code)
+        assert active not in autograded, active
+    page = (out / "feedback" / student / f"{NB}.html").read_text(encoding="utf-8")
+    assert "<script" not in page and not re.search(r"<[^>]*\son\w+\s*=", page)
+
+
 # -- the gradebook: formgrader and nbgrader export see the class ------------------------------------
 def test_one_class_gradebook_that_nbgrader_exports(graded):
     results, _, work, *_ = graded

@@ -199,3 +199,17 @@ def test_a_feedback_page_that_fails_is_reported_and_not_retried(tmp_path, capsys
     assert Cache(tmp_path / "work").get("ann", NB, "k", None) is not None      # kept: not graded again
     assert report_class(Outcome(results=[r]), [NB], tmp_path / "out", feedback=True) == 1
     assert "feedback page could not be made" in capsys.readouterr().out
+
+
+def test_a_rerun_under_other_settings_grades_again_and_records_them(tmp_path):
+    # graded once under a setting that can change grades (here one that does not, to keep it short)
+    klass = tmp_path / "class"
+    write(submission(NB), klass / "ann" / f"{NB}.ipynb")
+    first = grade(klass, tmp_path / "out", "--call-seconds", "7")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert json.loads((tmp_path / "out" / "grading.json").read_text())["settings"]["Evaluator.call_seconds"] == 7
+    plain = grade(klass, tmp_path / "out")
+    assert "from earlier runs" not in plain.stdout, plain.stdout       # not served from the cache
+    assert json.loads((tmp_path / "out" / "grading.json").read_text())["settings"]["Evaluator.call_seconds"] == 10
+    again = grade(klass, tmp_path / "out")
+    assert "(1 from earlier runs)" in again.stdout, again.stdout

@@ -55,3 +55,41 @@ def test_size_and_element_limits():
         wire.loads(json.dumps("x" * 1000), max_bytes=100)
     with pytest.raises(wire.WireError, match="too many"):
         wire.loads(wire.dumps(list(range(1000))), max_items=100)
+
+
+
+def _decode_seconds(raw) -> float:
+    import time
+    started = time.perf_counter()
+    try:
+        wire.decode(raw)
+    except wire.WireError:
+        pass
+    return time.perf_counter() - started
+
+
+M = 2**61 - 1     # ints that differ by multiples of it hash alike
+
+
+@pytest.mark.parametrize("flood", [
+    lambda n: {"S": [k * M for k in range(1, n)]},                        # a set of ints that all hash to 0
+    lambda n: {"F": [{"T": [k * M]} for k in range(1, n)]},               # tuples of them
+    lambda n: {"D": [[k * M, 0] for k in range(1, n)]},                   # dict keys
+    lambda n: {"L": [k * M for k in range(1, n)]},                        # a list a test may turn into a set
+])
+def test_a_hash_collision_flood_is_refused_in_linear_time(flood):
+    # what a kernel that replaced its own encoder sends (built here as JSON: as Python sets they would
+    # take the test itself minutes); 40k of them took 37 s to decode before
+    n = 40_000
+    with pytest.raises(wire.WireError, match="share one hash"):
+        wire.decode(flood(n))
+    normal = _decode_seconds({"S": list(range(n))})
+    # the refusal costs no more than a generous multiple of decoding an honest set of the same size
+    assert _decode_seconds(flood(n)) < 20 * normal + 0.05
+
+
+def test_honest_values_that_share_a_few_hashes_still_cross():
+    value = {-1: "a", -2: "b", M: "c", 0: "d", 0.5: "e", 2**60: "f"}   # -1/-2, 0/M and 0.5/2**60 hash alike
+    assert wire.loads(wire.dumps(value)) == value
+    tokens = [k * M for k in range(3)] * 1000        # many repeats of a few values: not a flood
+    assert wire.loads(wire.dumps(tokens)) == tokens
