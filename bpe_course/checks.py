@@ -179,6 +179,19 @@ def changed_args(fn, *args) -> list:
     return [i for i, (old, new) in enumerate(zip(before, args)) if not _same(new, old)]
 
 
+def calls_on_one_table(fn, text, tables) -> list:
+    """[fn(text, table) for table in tables], every call given the same dict, refilled in place
+    between calls: a cache keyed by the table's id() or size gives itself away."""
+    if hasattr(fn, "remote_helper"):     # while grading: the one dict lives inside the student's kernel
+        return fn.remote_helper("calls_on_one_table", text, tables)
+    table, answers = {}, []
+    for contents in tables:
+        table.clear()
+        table.update(contents)
+        answers.append(fn(text, table))
+    return answers
+
+
 def timeline(fn, items, *args) -> list:
     """[(how many of `items` fn had taken, piece), …] for each non-empty piece that the generator
     fn(iter(items), *args) yields: shows *when* a streaming function gives its output."""
