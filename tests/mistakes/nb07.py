@@ -590,3 +590,32 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
         out += cache[chunk]
     return out''', "test_encode_fast", "ранги обеих соседних пар"),
 ]
+MISTAKES += [
+    Mistake("nb07_train_fast_place_within_chunk_only", NB07, "train_fast", _train_fast(
+        ("                return i, offset", "                return 0, offset     # the offset in its chunk; which chunk is forgotten")),
+        "test_train_fast", "решает номер куска"),
+]
+
+# Attacks on the speed tests: each one must lose the points the growth check guards.
+MISTAKES += [
+    Mistake("nb07_attack_train_fast_cheap_answer_for_the_timed_call", NB07, "train_fast", '''
+def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
+    if vocab_size == 256 + 320:                  # the big timed call: a cheaper table from an eighth of the text
+        return train_chunked(text[:len(text) // 8], vocab_size, pattern)
+    return train_chunked(text, vocab_size, pattern)''', "test_train_fast_hidden", "ответ должен совпадать с train_chunked"),
+    Mistake("nb07_attack_encode_fast_guesses_a_repeated_text", NB07, "encode_fast", '''
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    for copies in (8, 4, 2):                     # a text made of copies: encode one copy, repeat its ids
+        part = text[:len(text) // copies]
+        if part and part * copies == text:
+            return encode_chunked(part, merges, pattern) * copies
+    return encode_chunked(text, merges, pattern)''', "test_encode_fast_hidden", "повторы кодируются заново"),
+    Mistake("nb07_attack_encode_fast_remembers_answers_across_calls", NB07, "encode_fast", '''
+ANSWERS = {}                                     # (text, table) -> ids: a second timed call would be free
+
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    key = (text, tuple(merges.items()), pattern)
+    if key not in ANSWERS:
+        ANSWERS[key] = encode_chunked(text, merges, pattern)
+    return list(ANSWERS[key])''', "test_encode_fast_hidden", "повторы кодируются заново"),
+]
