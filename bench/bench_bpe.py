@@ -8,10 +8,12 @@ solutions/07_fast_bpe.ipynb: its read-only cells (train_chunked and encode_chunk
 merge_with_changes, ...) and the solution cells train_fast and encode_fast, with the nbgrader
 solution markers stripped. One source of truth, nothing copied here.
 
-Workload: the course's Russian corpus and English sample (data/), concatenated and repeated to
-about 1 MB, and 750 merges; --quick uses about 100 KB and 200 merges.
+Workload (--corpus): `repeated` (default) is the course's Russian corpus and English sample (data/),
+concatenated and repeated to about 1 MB — after the first copy there are no new words, the best
+case for the Python code; `real` is Tiny Shakespeare and the Russian corpus, once each (about
+1.2 MB, several times more distinct chunks). 750 merges; --quick uses about 100 KB and 200 merges.
 
-    .venv/bin/python bench/bench_bpe.py [--quick] [--repeat N] [--notebook PATH]
+    .venv/bin/python bench/bench_bpe.py [--quick] [--corpus repeated|real] [--repeat N] [--notebook PATH]
 """
 import argparse
 import json
@@ -35,9 +37,13 @@ GOALS = {"train_chunked / train_fast": (">=", 20), "train_fast / HF tokenizers":
          "encode_fast / tiktoken": ("<=", 5)}
 
 
-def workload(n_bytes: int) -> str:
-    """The course corpus (Russian + English), repeated and cut to about n_bytes bytes of UTF-8."""
+def workload(n_bytes: int, corpus: str = "repeated") -> str:
+    """`repeated`: the course corpus (Russian + English), repeated and cut to about n_bytes bytes of
+    UTF-8. `real`: Tiny Shakespeare and the Russian corpus once each, cut to n_bytes when smaller."""
     from bpe_course import read_text
+    if corpus == "real":
+        text = read_text("tinyshakespeare.txt") + "\n\n" + read_text("ru_tokenization.txt")
+        return text.encode("utf-8")[:n_bytes].decode("utf-8", errors="ignore")
     block = read_text("ru_tokenization.txt") + "\n\n" + read_text("en_sample.txt") + "\n\n"
     text = block * (n_bytes // len(block.encode("utf-8")) + 1)
     return text.encode("utf-8")[:n_bytes].decode("utf-8", errors="ignore")
@@ -120,6 +126,8 @@ def versions() -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small workload: about 100 KB and 200 merges")
+    parser.add_argument("--corpus", choices=("repeated", "real"), default="repeated",
+                        help="repeated: the course corpus repeated to 1 MB (default); real: Tiny Shakespeare + the Russian corpus")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement, the best is kept (default 3)")
     parser.add_argument("--notebook", type=Path, default=NOTEBOOK, help="the notebook whose code is measured")
     args = parser.parse_args(argv)
@@ -129,11 +137,13 @@ def main(argv=None) -> int:
     import tiktoken
 
     course = load_course_code(args.notebook, SOLUTIONS, NEEDED)
-    n_bytes, n_merges = (100_000, 200) if args.quick else (1_000_000, 750)
-    text = workload(n_bytes)
+    n_bytes, n_merges = (100_000, 200) if args.quick else ((2_000_000 if args.corpus == "real" else 1_000_000), 750)
+    text = workload(n_bytes, args.corpus)
     vocab_size = 256 + n_merges
     size = len(text.encode("utf-8"))
-    print(f"BPE benchmark: {size:,} bytes (course corpus ru + en, repeated), {n_merges} merges")
+    what = "Tiny Shakespeare + the Russian corpus" if args.corpus == "real" else "course corpus ru + en, repeated"
+    distinct = len(set(course["pretokenize"](text)))
+    print(f"BPE benchmark: {size:,} bytes ({what}; {distinct:,} distinct chunks), {n_merges} merges")
     print(f"code: {args.notebook.relative_to(ROOT) if args.notebook.is_relative_to(ROOT) else args.notebook}")
     print(f"{versions()}; best of {args.repeat} runs (MB/s: bytes of text per wall second)\n")
 
@@ -187,7 +197,7 @@ def main(argv=None) -> int:
         print(f"{kind:7}{name:44}{wall:9.3f}{cpu:9.3f}{size / wall / 1e6:8.2f}")
     print(f"\n{'ratio of times':37}{'wall':>7}{'cpu':>7}")
     for name, (wall, cpu) in ratios.items():
-        goal = None if args.quick else GOALS.get(name)      # the goals are for the full workload
+        goal = None if args.quick or args.corpus != "repeated" else GOALS.get(name)   # goals: the full default workload
         note = ""
         if goal:
             op, bound = goal

@@ -513,3 +513,109 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
         out.extend(encode_chunk(chunk))
     return out'''),
 ]
+
+
+# Issue 20: wrong versions that had full marks, and wrong versions whose message blamed another cause.
+MISTAKES += [
+    Mistake("nb07_train_fast_tie_place_is_token_index", NB07, "train_fast", _train_fast(
+        ("                return i, offset", "                return i, k          # the token's index, not the byte offset")),
+        "test_train_fast_hidden", "смещение этого вхождения в байтах"),
+    Mistake("nb07_train_fast_tie_place_last_in_first_chunk", NB07, "train_fast", _train_fast(
+        ("        ids, offset = chunks[i], 0\n        for k in range(len(ids) - 1):\n"
+         "            if (ids[k], ids[k + 1]) == pair:\n                return i, offset\n            offset += width[ids[k]]",
+         "        ids, offset, found = chunks[i], 0, None\n        for k in range(len(ids) - 1):\n"
+         "            if (ids[k], ids[k + 1]) == pair:\n                found = i, offset   # keeps the last occurrence\n"
+         "            offset += width[ids[k]]\n        return found")),
+        "test_train_fast_hidden", "самое левое вхождение"),
+    Mistake("nb07_train_fast_is_train_chunked", NB07, "train_fast", '''
+def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
+    return train_chunked(text, vocab_size, pattern)           # right answers, every step recounts everything''',
+            "test_train_fast_hidden", "обучение не пошаговое"),
+    Mistake("nb07_train_fast_no_lazy_invalidation", NB07, "train_fast", _train_fast(
+        ("            if counts.get(pair) != -neg:          # частота устарела\n                heapq.heappop(heap)\n"
+         "                continue\n", "")),                  # the top entry is trusted even when its count is old
+        "test_train_fast", "устаревш"),
+    Mistake("nb07_train_fast_never_pushes_decreased_pairs", NB07, "train_fast", _train_fast(
+        ("            if counts[p]:\n                heapq.heappush", "            if counts[p] and p[0] >= 256 or counts[p] and p[1] >= 256:\n                heapq.heappush"),
+        ("            else:\n                del counts[p], where[p]", "            elif not counts[p]:\n                del counts[p], where[p]")),
+        "test_train_fast", "новую запись"),
+    Mistake("nb07_encode_cache_keyed_by_table_size_and_last_merge", NB07, "encode_fast", '''
+CACHE = {}                                        # one cache for all calls, "told apart" by the table's size and end
+
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    last = next(reversed(merges.items()), None)
+    out = []
+    for chunk in pretokenize(text, pattern):
+        key = (len(merges), last, chunk)
+        if key not in CACHE:
+            CACHE[key] = encode(chunk, merges)
+        out += CACHE[key]
+    return out''', "test_encode_fast_hidden", "не отличает две разные таблицы одного размера"),
+    Mistake("nb07_encode_fast_is_encode_chunked", NB07, "encode_fast", '''
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    return encode_chunked(text, merges, pattern)              # right ids, every repeat encoded again''',
+            "test_encode_fast_hidden", "повторы кодируются заново"),
+    Mistake("nb07_encode_fast_fast_loop_without_cache", NB07, "encode_fast", '''
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    out = []
+    for chunk in pretokenize(text, pattern):                  # the quick loop, but no cache of chunks
+        ids = list(chunk.encode("utf-8"))
+        ranks = [merges.get(pair, math.inf) for pair in zip(ids, ids[1:])]
+        while ranks and min(ranks) < math.inf:
+            k = ranks.index(min(ranks))
+            ids[k:k + 2] = [merges[ids[k], ids[k + 1]]]
+            del ranks[k]
+            if k > 0:
+                ranks[k - 1] = merges.get((ids[k - 1], ids[k]), math.inf)
+            if k < len(ranks):
+                ranks[k] = merges.get((ids[k], ids[k + 1]), math.inf)
+        out += ids
+    return out''', "test_encode_fast_hidden", "повторы кодируются заново"),
+    Mistake("nb07_encode_fast_forgets_the_left_neighbour", NB07, "encode_fast", '''
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    cache, out = {}, []
+    for chunk in pretokenize(text, pattern):
+        if chunk not in cache:
+            ids = list(chunk.encode("utf-8"))
+            ranks = [merges.get(pair, math.inf) for pair in zip(ids, ids[1:])]
+            while ranks and min(ranks) < math.inf:
+                best = min(ranks)
+                k = ranks.index(best)
+                ids[k:k + 2] = [best]
+                del ranks[k]
+                if k < len(ranks):
+                    ranks[k] = merges.get((ids[k], ids[k + 1]), math.inf)
+                # the pair (left neighbour, new token) keeps the rank of the pair that was there
+            cache[chunk] = ids
+        out += cache[chunk]
+    return out''', "test_encode_fast", "ранги обеих соседних пар"),
+]
+MISTAKES += [
+    Mistake("nb07_train_fast_place_within_chunk_only", NB07, "train_fast", _train_fast(
+        ("                return i, offset", "                return 0, offset     # the offset in its chunk; which chunk is forgotten")),
+        "test_train_fast", "решает номер куска"),
+]
+
+# Attacks on the speed tests: each one must lose the points the growth check guards.
+MISTAKES += [
+    Mistake("nb07_attack_train_fast_cheap_answer_for_the_timed_call", NB07, "train_fast", '''
+def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
+    if vocab_size == 256 + 320:                  # the big timed call: a cheaper table from an eighth of the text
+        return train_chunked(text[:len(text) // 8], vocab_size, pattern)
+    return train_chunked(text, vocab_size, pattern)''', "test_train_fast_hidden", "ответ должен совпадать с train_chunked"),
+    Mistake("nb07_attack_encode_fast_guesses_a_repeated_text", NB07, "encode_fast", '''
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    for copies in (8, 4, 2):                     # a text made of copies: encode one copy, repeat its ids
+        part = text[:len(text) // copies]
+        if part and part * copies == text:
+            return encode_chunked(part, merges, pattern) * copies
+    return encode_chunked(text, merges, pattern)''', "test_encode_fast_hidden", "повторы кодируются заново"),
+    Mistake("nb07_attack_encode_fast_remembers_answers_across_calls", NB07, "encode_fast", '''
+ANSWERS = {}                                     # (text, table) -> ids: a second timed call would be free
+
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    key = (text, tuple(merges.items()), pattern)
+    if key not in ANSWERS:
+        ANSWERS[key] = encode_chunked(text, merges, pattern)
+    return list(ANSWERS[key])''', "test_encode_fast_hidden", "повторы кодируются заново"),
+]
