@@ -229,3 +229,63 @@ def cpu_seconds(fn, calls) -> list:
             gc.enable()
         out.append([result, seconds])
     return out
+
+
+class _TracemallocFunctions:
+    # the C functions of _tracemalloc, as they were when this module was imported
+    import _tracemalloc as _module
+    start, stop, is_tracing = staticmethod(_module.start), staticmethod(_module.stop), staticmethod(_module.is_tracing)
+    get_traced_memory = staticmethod(_module.get_traced_memory)
+    _get_object_traceback = staticmethod(_module._get_object_traceback)
+
+
+_tracemalloc = _TracemallocFunctions
+
+
+def _generated_line(k: int) -> str:
+    # the k-th line of stream_memory's input: new numbers make new chunks on every line
+    return f"Строка {k}: кот{k} и {k * 7919 % 100_003} ₽, we'll see {k % 97}.\n"
+
+
+def stream_memory(fn, sizes, *args) -> list:
+    """For each n in sizes: the most memory (bytes, as `tracemalloc` traces it, over what was in use
+    before the call) held while the generator fn(lines, *args) streams n generated lines, sampled
+    each time it takes a line; the lines are made one at a time and never kept. The course's chunk
+    cache is held to 64 chunks meanwhile (CACHE_LIMIT in fn's globals), so a bounded cache stays flat.
+    None instead of a number when tracing was stopped or restarted during the call."""
+    if hasattr(fn, "remote_helper"):     # while grading: measured inside the student's kernel
+        return fn.remote_helper("stream_memory", sizes, *args)
+    tracemalloc = _tracemalloc          # taken when this module was imported: later patches do not count
+    namespace = getattr(fn, "__globals__", {})
+    had_limit, old_limit = "CACHE_LIMIT" in namespace, namespace.get("CACHE_LIMIT")
+    results = []
+    try:
+        if had_limit:
+            namespace["CACHE_LIMIT"] = 64
+        for n in sizes:
+            if tracemalloc.is_tracing():
+                tracemalloc.stop()
+            tracemalloc.start()
+            sentinel = bytearray(4096)      # its allocation is forgotten if tracing restarts
+            baseline, most, intact = tracemalloc.get_traced_memory()[0], 0, [True]
+
+            def feed():
+                nonlocal most
+                for k in range(n):
+                    if not tracemalloc.is_tracing() or tracemalloc._get_object_traceback(sentinel) is None:
+                        intact[0] = False
+                        return
+                    most = max(most, tracemalloc.get_traced_memory()[0] - baseline)
+                    yield _generated_line(k)
+            for _ in fn(feed(), *args):
+                pass
+            intact[0] = (intact[0] and tracemalloc.is_tracing()
+                         and tracemalloc._get_object_traceback(sentinel) is not None)
+            tracemalloc.stop()
+            results.append(most if intact[0] else None)
+    finally:
+        if tracemalloc.is_tracing():
+            tracemalloc.stop()
+        if had_limit:
+            namespace["CACHE_LIMIT"] = old_limit
+    return results

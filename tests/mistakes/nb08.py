@@ -481,6 +481,147 @@ def load_tiktoken(text):
             ranks[base64.b64decode(token)] = int(rank)
     return ranks''',
             "test_load_tiktoken_hidden", "последняя строка может быть без"),
+
+    # ---------------------------------------------------------------- issue 20: train
+    Mistake("nb08_train_specials_shortest_first", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    parts = [text]
+    if special_tokens:
+        shape = "|".join(regex.escape(t) for t in sorted(special_tokens, key=len))   # short ones cut long ones
+        parts = regex.split(shape, text)
+    counts = {}
+    for part in parts:
+        for chunk in pretokenize(part, pattern):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return train_from_counts(counts, vocab_size)''',
+            "test_train_hidden", "длинные первыми"),
+    Mistake("nb08_train_specials_unsorted", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    parts = [text]
+    if special_tokens:
+        parts = regex.split("|".join(regex.escape(t) for t in special_tokens), text)   # in the order given
+    counts = {}
+    for part in parts:
+        for chunk in pretokenize(part, pattern):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return train_from_counts(counts, vocab_size)''',
+            "test_train_hidden", "в каком бы порядке их ни передали"),
+    Mistake("nb08_train_vocab_size_counts_specials", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    parts = [text]
+    if special_tokens:
+        parts = regex.split("|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)), text)
+    counts = {}
+    for part in parts:
+        for chunk in pretokenize(part, pattern):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return train_from_counts(counts, vocab_size - len(special_tokens))    # CS336 counts the specials in''',
+            "test_train_hidden", "спецтокены в него не входят"),
+    # ---------------------------------------------------------------- issue 20: encode
+    Mistake("nb08_encode_ignores_pattern", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
+    for token in special_tokens:
+        if token not in allowed and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    wanted = sorted((t for t in special_tokens if t in allowed), key=len, reverse=True)
+    parts = [text]
+    if wanted:
+        parts = regex.split("(" + "|".join(regex.escape(t) for t in wanted) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            ids.append(special_tokens[part])
+        else:
+            ids.extend(encode_chunked(part, merges))
+    return ids''',
+            "test_encode_hidden", "шаблоном pattern"),
+    Mistake("nb08_encode_specials_found_after_surrogates", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
+    for token in special_tokens:
+        if token not in allowed and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    wanted = sorted(special_tokens, key=len, reverse=True)     # disallowed ones too
+    parts = [text]
+    if wanted:
+        parts = regex.split("(" + "|".join(regex.escape(t) for t in wanted) + ")", text)
+    ids = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            ids.append(special_tokens[part])
+        else:
+            ids.extend(encode_chunked(part, merges, pattern))
+    return ids''',
+            "test_encode_hidden", "id давайте только разрешённым"),
+
+    # ---------------------------------------------------------------- issue 20: encode_iterable memory
+    Mistake("nb08_stream_keeps_every_line", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    cache, tail, seen = {}, "", []
+    for line in lines:
+        seen.append(line)                                     # "for debugging": every line stays in memory
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            yield from encode_chunk(chunk, merges, cache)
+        tail = "".join(chunks[-2:])
+    for chunk in pretokenize(tail, pattern):
+        yield from encode_chunk(chunk, merges, cache)''',
+            "test_encode_iterable_hidden", "держит всё больше памяти"),
+    Mistake("nb08_stream_cache_never_cleared", NB08, "encode_iterable", '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    cache, tail = {}, ""
+    def ids_of(chunk):
+        if chunk not in cache:
+            cache[chunk] = encode_chunk(chunk, merges)        # its own cache, never cleared
+        return cache[chunk]
+    for line in lines:
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            yield from ids_of(chunk)
+        tail = "".join(chunks[-2:])
+    for chunk in pretokenize(tail, pattern):
+        yield from ids_of(chunk)''',
+            "test_encode_iterable_hidden", "не заводите свой кэш без предела"),
+    Mistake("nb08_stream_keeps_lines_restarts_tracemalloc", NB08, "encode_iterable", '''
+import tracemalloc
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    cache, tail, seen = {}, "", []
+    for line in lines:
+        seen.append(line)
+        if tracemalloc.is_tracing():                          # an attack: forget what was traced so far
+            tracemalloc.stop()
+            tracemalloc.start()
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            yield from encode_chunk(chunk, merges, cache)
+        tail = "".join(chunks[-2:])
+    for chunk in pretokenize(tail, pattern):
+        yield from encode_chunk(chunk, merges, cache)''',
+            "test_encode_iterable_hidden", "измерить не удалось"),
+    Mistake("nb08_stream_keeps_lines_fakes_tracemalloc", NB08, "encode_iterable", '''
+import tracemalloc
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    saved = tracemalloc.get_traced_memory, tracemalloc.reset_peak
+    tracemalloc.get_traced_memory = lambda: (0, 0)            # an attack: the module's functions lie
+    try:
+        cache, tail, seen = {}, "", []
+        for line in lines:
+            seen.append(line)
+            tracemalloc.reset_peak()
+            chunks = pretokenize(tail + line, pattern)
+            for chunk in chunks[:-2]:
+                yield from encode_chunk(chunk, merges, cache)
+            tail = "".join(chunks[-2:])
+        for chunk in pretokenize(tail, pattern):
+            yield from encode_chunk(chunk, merges, cache)
+    finally:
+        tracemalloc.get_traced_memory = saved[0]''',
+            "test_encode_iterable_hidden", "держит всё больше памяти"),
     # ---------------------------------------------------------------- quiz
     Mistake("nb08_quiz_first_listed_wins", NB08, "quiz_answers",
             'ANSWER_1 = [300, 300, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
@@ -538,7 +679,7 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     ids, start, i = [], 0, 0
     while i < len(text):
-        found = max((t for t in special_tokens if text.startswith(t, i)), key=len, default=None)
+        found = max((t for t in allowed if t in special_tokens and text.startswith(t, i)), key=len, default=None)
         if found is None:
             i += 1
             continue
@@ -557,9 +698,10 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             raise ValueError(f"Encountered text corresponding to disallowed special token {found.group()!r}")
     text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     ids = []
-    if special_tokens:
+    wanted = [t for t in special_tokens if t in allowed]       # a disallowed one is text here
+    if wanted:
         # two specials matching at one place are prefix and extension: reverse order puts the longer first
-        shape = "|".join(map(regex.escape, sorted(special_tokens, reverse=True)))
+        shape = "|".join(map(regex.escape, sorted(wanted, reverse=True)))
         start = 0
         for match in regex.finditer(shape, text):
             ids.extend(encode_chunked(text[start:match.start()], merges, pattern))
@@ -614,6 +756,59 @@ def load_tiktoken(text):
 def load_tiktoken(text):
     return {base64.b64decode(token): int(rank)
             for token, rank in regex.findall(r"(?m)^\\s*(\\S+)\\s+(\\d+)\\s*$", text)}'''),
+    Alternative("nb08_train_reverse_lexicographic", NB08, "train", '''
+def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
+    parts = [text]
+    if special_tokens:
+        # two specials matching at one place are prefix and extension: reverse order puts the longer first
+        parts = regex.split("|".join(map(regex.escape, sorted(special_tokens, reverse=True))), text)
+    counts = {}
+    for part in parts:
+        for chunk in pretokenize(part, pattern):
+            counts[chunk] = counts.get(chunk, 0) + 1
+    return train_from_counts(counts, vocab_size)'''),
+    Alternative("nb08_load_set_of_lines", NB08, "load_tiktoken", '''
+def load_tiktoken(text):
+    fields = {tuple(line.split()) for line in text.splitlines() if line.strip()}    # a set: any order
+    return {base64.b64decode(token): int(rank) for token, rank in fields}'''),
+    Alternative("nb08_load_reversed", NB08, "load_tiktoken", '''
+def load_tiktoken(text):
+    ranks = {}
+    for line in reversed(text.splitlines()):                  # the same mapping, built from the end
+        if line.strip():
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks'''),
+    Alternative("nb08_stream_lru_cache", NB08, "encode_iterable", '''
+from functools import lru_cache
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+    @lru_cache(maxsize=4096)                                  # a bounded cache of its own
+    def ids_of(chunk):
+        return tuple(encode_chunk(chunk, merges))
+    tail = ""
+    for line in lines:
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            yield from ids_of(chunk)
+        tail = "".join(chunks[-2:])
+    for chunk in pretokenize(tail, pattern):
+        yield from ids_of(chunk)'''),
+    Alternative("nb08_encode_list_of_allowed", NB08, "encode", '''
+def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    specials = dict(special_tokens or {})
+    allowed = list(specials) if allowed_special == "all" else list(allowed_special)   # any collection works
+    for token in specials:
+        if token not in allowed and token in text:
+            raise ValueError(f"спецтокен {token!r} не разрешён")
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    usable = sorted((t for t in allowed if t in specials), key=len, reverse=True)
+    if not usable:
+        return encode_chunked(text, merges, pattern)
+    ids, start = [], 0
+    for match in regex.finditer("|".join(map(regex.escape, usable)), text):
+        ids += encode_chunked(text[start:match.start()], merges, pattern) + [specials[match.group()]]
+        start = match.end()
+    return ids + encode_chunked(text[start:], merges, pattern)'''),
     Alternative("nb08_quiz_computed", NB08, "quiz_answers", '''
 ANSWER_1 = encode("<|endoftext|>" * 3, {}, GPT2_PATTERN, {"<|endoftext|>": 300, "<|endoftext|>" * 2: 301}, "all")
 ANSWER_2 = sum(len(c.encode()) for c in pretokenize("the cat the hat the")[:-2])
