@@ -34,6 +34,7 @@ class Agent:
         self.namespace = namespace          # the notebook's globals
         self.wire = wire
         self.iterators: dict[int, object] = {}
+        self.helpers = check_helpers()      # taken before the notebook's code runs (see check_helpers)
 
     def serve(self, request_text: str) -> str:
         """Answer one request (JSON text) with JSON text."""
@@ -101,8 +102,9 @@ class Agent:
         kwargs = {k: self.argument(a) for k, a in request.get("kwargs", {}).items()}
         helper = request.get("helper")
         if helper:   # a check helper from bpe_course.checks applied here, next to the function
-            from bpe_course import checks
-            target, args = getattr(checks, helper), [function, *args]
+            if helper not in self.helpers:
+                return {"error": {"type": "NameError", "message": f"no check helper {helper!r}", "where": ""}}
+            target, args = self.helpers[helper], [function, *args]
         else:
             target = function
         return self.answer(lambda: target(*args, **kwargs), request.get("seconds", 60))
@@ -220,6 +222,19 @@ def _describe(e: BaseException) -> dict:
 def is_notebook_code(filename: str) -> bool:
     """A frame of the notebook's own cells (IPython names them like this), not of a library."""
     return "ipykernel_" in filename or filename.startswith(("<ipython-input", "<cell"))
+
+
+def check_helpers() -> dict:
+    """bpe_course.checks' helpers, imported when the agent is installed, before the notebook's code
+    runs: the clocks and tracemalloc functions they measure with are taken then, so a cell that
+    replaces `time.process_time` later does not reach them. (A student who patches the module itself
+    can fake their own measurements, as anything in this process; the guard lists such code.)"""
+    try:
+        from bpe_course import checks
+    except ImportError:          # outside the course (a bare kernel in tests): no helpers
+        return {}
+    return {name: getattr(checks, name) for name in ("changed_args", "timeline", "cpu_seconds", "stream_memory",
+                                                     "calls_on_one_table") if hasattr(checks, name)}
 
 
 def install(shell) -> Agent:

@@ -338,3 +338,20 @@ def test_a_frame_above_the_limit_is_never_read_and_later_cells_still_end_with_th
         assert Remote(session).call("double", (21,), {}) == 42
     finally:
         session.close()
+
+
+def test_a_clock_replaced_by_the_first_cell_does_not_reach_the_speed_checks(kernel):
+    """07 grades speed by CPU time measured in the kernel (checks.cpu_seconds). The agent imports the
+    check helpers before any cell runs, so a cell that replaces the clock first fakes nothing."""
+    define(kernel, "import time\ntime.process_time = lambda: 0.0\n"
+                   "def busy(n):\n    return sum(i * i for i in range(n))")
+    remote = Remote(kernel)
+    (result, seconds), = remote.bind({"busy"})["busy"].remote_helper("cpu_seconds", [[2_000_000]])
+    assert result == sum(i * i for i in range(2_000_000)) and seconds > 0
+
+
+def test_the_agent_knows_every_check_helper_that_runs_in_the_kernel():
+    import inspect
+    import re
+    from autograder.agent import check_helpers
+    assert set(check_helpers()) == set(re.findall(r'remote_helper\("(\w+)"', inspect.getsource(checks)))
