@@ -175,6 +175,7 @@ def test_an_attack_gains_no_points_over_the_untouched_stub(graded, student):
 @pytest.mark.parametrize("student", [*ATTACKERS, "nosy_but_solved"])
 def test_no_output_carries_hidden_tests_or_the_graders_environment(graded, student):
     results, out, *_ = graded
+    assert (out / "feedback" / student / f"{NB}.html").exists(), "no feedback page: nothing would be checked"
     shown = text_of_feedback(out, student) + json.dumps(results[student, NB], ensure_ascii=False)
     assert SECRET not in shown and "INSTRUCTOR_TOKEN" not in shown
     for marker in HIDDEN_SOURCE:
