@@ -144,6 +144,7 @@ def student_files(notebooks: list[str]) -> dict[str, bytes]:
                 continue      # only the texts these notebooks read (the tiktoken files always)
             files[f"{prefix}/{path.relative_to(folder).as_posix()}"] = path.read_bytes()
     files["requirements.txt"] = requirements().encode()
+    files["requirements-vocab.txt"] = (ROOT / "requirements-vocab.txt").read_bytes()   # notebook 09's vocabularies
     for template in sorted(TEMPLATES.iterdir()):
         text = template.read_text(encoding="utf-8").replace("{{NOTEBOOKS}}", "\n".join(
             f"- `notebooks/{n}.ipynb`" for n in notebooks)).replace("{{FIRST}}", notebooks[0].split("_")[0])

@@ -39,7 +39,7 @@ def test_it_has_what_a_student_needs_and_nothing_of_the_grader(edition):
     archive, root = edition
     names = zipfile.ZipFile(archive).namelist()
     inside = {n.split("/", 1)[1] for n in names}
-    assert {"notebooks/01_hand_example.ipynb", "bpe_course/checks.py", "data/en_sample.txt", "requirements.txt",
+    assert {"notebooks/01_hand_example.ipynb", "bpe_course/checks.py", "data/en_sample.txt", "requirements.txt", "requirements-vocab.txt",
             "environment.yml", "pyproject.toml", "Makefile", "README.md", "check.py"} <= inside
     assert not any(n.startswith(("solutions/", "autograder/", "tests/", ".git")) for n in inside)
     assert not any(n.startswith("notebooks/") and NB1 not in n for n in inside)
