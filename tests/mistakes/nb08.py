@@ -701,6 +701,13 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
     Mistake("nb08_stream_disallowed_checked_per_line", NB08, "encode_iterable", _stream(
         ("if token in seen:", "if token in line:                # a special cut between two lines is missed")),
             "test_encode_iterable", "ищите запрещённые в строке вместе с концом прочитанного текста"),
+    Mistake("nb08_stream_guard_keeps_all_read", NB08, "encode_iterable", _stream(
+        ("seen = seen[max(len(seen) - guard, 0):]", "pass                                    # everything read is kept for the check")),
+            "test_encode_iterable_hidden", "держит всё больше памяти"),
+    Mistake("nb08_stream_holds_all_after_last_special", NB08, "encode_iterable", _stream(
+        ("cut = min(max(start, unsettled), len(text))",
+         "cut = start if specials and not last else len(text)   # wait for the next special")),
+            "test_encode_iterable_hidden", "со спецтокенами держит всё больше памяти"),
     # ---------------------------------------------------------------- quiz
     Mistake("nb08_quiz_first_listed_wins", NB08, "quiz_answers",
             'ANSWER_1 = [300, 300, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
