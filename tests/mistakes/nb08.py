@@ -3,6 +3,63 @@ from . import Alternative, Mistake
 
 NB08 = "08_shipping_tokenizer"
 
+
+# The notebook's encode_iterable with specials and surrogates; the mistakes and alternatives below
+# change one thing in it (each edit names the text it replaces, so a change of the base is noticed)
+_STREAM = '''
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    special_tokens = special_tokens or {}
+    allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
+    forbidden = [token for token in special_tokens if token not in allowed]
+    longest_first = sorted((token for token in special_tokens if token in allowed), key=len, reverse=True)
+    specials = regex.compile("|".join(regex.escape(token) for token in longest_first)) if longest_first else None
+    reach = len(longest_first[0]) if longest_first else 0
+    guard = max((len(token) for token in forbidden), default=1) - 1
+    cache = {}
+
+    def fix_surrogates(text):
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+    def encode_settled(text, last):
+        # выдаёт id начала text, которое уже не изменится, и возвращает остальное
+        start, unsettled = 0, len(text) if last else len(text) - reach + 1
+        for match in specials.finditer(text) if specials else ():
+            if match.start() >= unsettled:      # длинный спецтокен отсюда может ещё не дочитаться
+                break
+            for chunk in pretokenize(text[start:match.start()], pattern):
+                yield from encode_chunk(chunk, merges, cache)
+            yield special_tokens[match.group()]
+            start = match.end()
+        cut = min(max(start, unsettled), len(text))
+        chunks = pretokenize(text[start:cut], pattern)
+        ready = chunks if last else chunks[:-2]
+        for chunk in ready:
+            yield from encode_chunk(chunk, merges, cache)
+        return "".join(chunks[len(ready):]) + text[cut:]
+
+    seen, high, tail = "", "", ""
+    for line in lines:
+        seen += line                            # хвост прочитанного: запрещённый спецтокен мог начаться раньше
+        for token in forbidden:
+            if token in seen:
+                raise ValueError(f"в тексте встретился спецтокен {token!r}, а он не разрешён (allowed_special)")
+        seen = seen[max(len(seen) - guard, 0):]
+        line = high + line
+        high = line[-1:] if "\\ud800" <= line[-1:] <= "\\udbff" else ""
+        tail = yield from encode_settled(tail + fix_surrogates(line[:len(line) - len(high)]), last=False)
+    yield from encode_settled(tail + fix_surrogates(high), last=True)
+'''
+
+
+def _stream(*edits):
+    """_STREAM with each (old, new) or (old, new, how many times old occurs) edit made."""
+    source = _STREAM
+    for old, new, *count in edits:
+        assert source.count(old) == (count or [1])[0], old
+        source = source.replace(old, new)
+    return source
+
+
 MISTAKES = [
     # ---------------------------------------------------------------- train
     Mistake("nb08_train_ignores_specials", NB08, "train", '''
@@ -302,16 +359,16 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             "test_encode", "до претокенизации"),
     # ---------------------------------------------------------------- encode_iterable
     Mistake("nb08_stream_each_line_alone", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     for line in lines:
         yield from encode_chunked(line, merges, pattern)     # a chunk may start in one line and end in the next''',
             "test_encode_iterable", "не кодируйте строки по отдельности"),
     Mistake("nb08_stream_reads_everything_first", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     yield from encode_chunked("".join(lines), merges, pattern)      # right ids, but only after the last line''',
             "test_encode_iterable", "слишком поздно"),
     Mistake("nb08_stream_holds_one_chunk", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail = {}, ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
@@ -322,7 +379,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
         yield from encode_chunk(chunk, merges, cache)''',
             "test_encode_iterable", "держите в буфере два последних куска"),
     Mistake("nb08_stream_forgets_the_tail", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail = {}, ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
@@ -331,7 +388,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
         tail = "".join(chunks[-2:])                          # ... and the tail is never given out''',
             "test_encode_iterable", "в конце выдайте остаток"),
     Mistake("nb08_stream_returns_a_list", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     ids, tail = [], ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
@@ -341,7 +398,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
     return ids + encode_chunked(tail, merges, pattern)''',
             "test_encode_iterable", "должна быть генератором"),
     Mistake("nb08_stream_yields_lists", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail = {}, ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
@@ -352,7 +409,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
         yield encode_chunk(chunk, merges, cache)''',
             "test_encode_iterable", "выдавайте id по одному"),
     Mistake("nb08_stream_keeps_all_text", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     text, done = "", 0
     for line in lines:
         text += line                                         # everything read so far, cut again every time
@@ -364,7 +421,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
         yield from encode_chunk(chunk, merges)''',
             "test_encode_iterable_hidden", "квадрат"),
     Mistake("nb08_stream_cuts_at_last_space", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     buffer = ""
     for line in lines:
         buffer += line
@@ -376,7 +433,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
             "test_encode_iterable_hidden", "id должны совпасть"),
     Mistake("nb08_stream_cache_outlives_the_table", NB08, "encode_iterable", '''
 CACHE = {}                                                   # shared by every call, whatever the table
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     tail = ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
@@ -561,7 +618,7 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
 
     # ---------------------------------------------------------------- issue 20: encode_iterable memory
     Mistake("nb08_stream_keeps_every_line", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail, seen = {}, "", []
     for line in lines:
         seen.append(line)                                     # "for debugging": every line stays in memory
@@ -573,7 +630,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
         yield from encode_chunk(chunk, merges, cache)''',
             "test_encode_iterable_hidden", "держит всё больше памяти"),
     Mistake("nb08_stream_cache_never_cleared", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail = {}, ""
     def ids_of(chunk):
         if chunk not in cache:
@@ -589,7 +646,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
             "test_encode_iterable_hidden", "не заводите свой кэш без предела"),
     Mistake("nb08_stream_keeps_lines_restarts_tracemalloc", NB08, "encode_iterable", '''
 import tracemalloc
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail, seen = {}, "", []
     for line in lines:
         seen.append(line)
@@ -605,7 +662,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
             "test_encode_iterable_hidden", "измерить не удалось"),
     Mistake("nb08_stream_keeps_lines_fakes_tracemalloc", NB08, "encode_iterable", '''
 import tracemalloc
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     saved = tracemalloc.get_traced_memory, tracemalloc.reset_peak
     tracemalloc.get_traced_memory = lambda: (0, 0)            # an attack: the module's functions lie
     try:
@@ -622,6 +679,35 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
     finally:
         tracemalloc.get_traced_memory = saved[0]''',
             "test_encode_iterable_hidden", "держит всё больше памяти"),
+    # ---------------------------------------------------------------- issue 20: encode_iterable with specials
+    Mistake("nb08_stream_special_split_not_matched", NB08, "encode_iterable", _stream(
+        ("len(text) - reach + 1", "len(text) + 1                   # a special is looked for only in what was read")),
+            "test_encode_iterable", "спецтокен может начаться в одной строке"),
+    Mistake("nb08_stream_holds_one_char_too_few", NB08, "encode_iterable", _stream(
+        ("len(text) - reach + 1", "len(text) - reach + 2           # off by one: a whole special is given out")),
+            "test_encode_iterable_hidden", "может оказаться началом более длинного"),
+    Mistake("nb08_stream_lone_surrogate_raises", NB08, "encode_iterable", _stream(
+        ("return text.encode(\"utf-16\", \"surrogatepass\").decode(\"utf-16\", \"replace\")",
+         "return text                             # the file was opened as UTF-8, surely")),
+            "test_encode_iterable", "суррогаты — как в encode"),
+    Mistake("nb08_stream_surrogate_pair_split", NB08, "encode_iterable", _stream(
+        ("high = line[-1:] if \"\\ud800\" <= line[-1:] <= \"\\udbff\" else \"\"",
+         "high = \"\"                              # each line fixed on its own: a pair cut in two is two �")),
+            "test_encode_iterable", "суррогаты — как в encode"),
+    Mistake("nb08_stream_disallowed_special_encoded", NB08, "encode_iterable", _stream(
+        ("forbidden = [token for token in special_tokens if token not in allowed]",
+         "forbidden = []                          # a disallowed special is left to be plain text")),
+            "test_encode_iterable", "ValueError со строкой '<|endoftext|>'"),
+    Mistake("nb08_stream_disallowed_checked_per_line", NB08, "encode_iterable", _stream(
+        ("if token in seen:", "if token in line:                # a special cut between two lines is missed")),
+            "test_encode_iterable", "ищите запрещённые в строке вместе с концом прочитанного текста"),
+    Mistake("nb08_stream_guard_keeps_all_read", NB08, "encode_iterable", _stream(
+        ("seen = seen[max(len(seen) - guard, 0):]", "pass                                    # everything read is kept for the check")),
+            "test_encode_iterable_hidden", "держит всё больше памяти"),
+    Mistake("nb08_stream_holds_all_after_last_special", NB08, "encode_iterable", _stream(
+        ("cut = min(max(start, unsettled), len(text))",
+         "cut = start if specials and not last else len(text)   # wait for the next special")),
+            "test_encode_iterable_hidden", "со спецтокенами держит всё больше памяти"),
     # ---------------------------------------------------------------- quiz
     Mistake("nb08_quiz_first_listed_wins", NB08, "quiz_answers",
             'ANSWER_1 = [300, 300, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
@@ -710,32 +796,59 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         text = text[start:]
     return ids + encode_chunked(text, merges, pattern)'''),
     Alternative("nb08_stream_buffer_of_chunks", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
+def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+    specials = dict(special_tokens or {})
+    allowed = list(specials) if allowed_special == "all" else [t for t in allowed_special if t in specials]
+    forbidden = [t for t in specials if t not in allowed]
+    shape = regex.compile("|".join(map(regex.escape, sorted(allowed, key=len, reverse=True)))) if allowed else None
     cache = {}
-    held = []                                                 # the last two chunks, as a list
-    for line in lines:
-        if not line:
-            continue
-        chunks = pretokenize("".join(held) + line, pattern)
-        ready, held = chunks[:-2], chunks[-2:]
+
+    def waiting(text):
+        # where the shortest end of text starts that could still grow into an allowed special
+        for start in range(max(len(text) - max(map(len, allowed), default=0) + 1, 0), len(text)):
+            if any(t.startswith(text[start:]) and t != text[start:] for t in allowed):
+                return start
+        return len(text)
+
+    def give(text, held, final):
+        # ids of what is settled in held chunks + text; returns the chunks (a list) still held
+        text = "".join(held) + text
+        stop = len(text) if final else waiting(text)
+        start = 0
+        for match in (shape.finditer(text) if shape else ()):
+            if match.start() >= stop:
+                break
+            for chunk in pretokenize(text[start:match.start()], pattern):
+                for token_id in encode_chunk(chunk, merges, cache):
+                    yield token_id
+            yield specials[match.group()]
+            start = match.end()
+        chunks = pretokenize(text[start:max(start, stop)], pattern)
+        ready = chunks if final else chunks[:-2]
         for chunk in ready:
             for token_id in encode_chunk(chunk, merges, cache):
                 yield token_id
-    for chunk in pretokenize("".join(held), pattern):
-        for token_id in encode_chunk(chunk, merges, cache):
-            yield token_id'''),
-    Alternative("nb08_stream_no_cache_encode_chunked", NB08, "encode_iterable", '''
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
-    tail = ""
+        rest = chunks[len(ready):]
+        if max(start, stop) < len(text):
+            rest.append(text[max(start, stop):])
+        return rest
+
+    read, pending, held = "", "", []
     for line in lines:
-        chunks = pretokenize(tail + line, pattern)
-        if len(chunks) > 2:
-            for chunk in chunks[:-2]:
-                yield from encode_chunked(chunk, merges, pattern)      # each ready chunk on its own
-            tail = chunks[-2] + chunks[-1]
-        else:
-            tail = "".join(chunks)
-    yield from encode_chunked(tail, merges, pattern)'''),
+        if not line:
+            continue
+        read += line                                          # what was read, cut to the longest forbidden
+        bad = [t for t in forbidden if t in read]
+        if bad:
+            raise ValueError(f"спецтокен {bad[0]!r} не разрешён")
+        read = read[-max(map(len, forbidden)):] if forbidden else ""
+        line = pending + line
+        pending = line[-1] if 0xD800 <= ord(line[-1]) <= 0xDBFF else ""     # the first half of a pair waits
+        line = line[:len(line) - len(pending)].encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        held = yield from give(line, held, False)
+    yield from give(pending.encode("utf-16", "surrogatepass").decode("utf-16", "replace"), held, True)'''),
+    Alternative("nb08_stream_no_cache_encode_chunked", NB08, "encode_iterable", _stream(
+        ("    cache = {}\n", ""), ("encode_chunk(chunk, merges, cache)", "encode_chunked(chunk, merges, pattern)", 2))),
     Alternative("nb08_save_bytes_then_decode", NB08, "save_tiktoken", '''
 def save_tiktoken(merges):
     ranks = {piece: i for i, piece in token_bytes(merges).items()}
@@ -779,20 +892,9 @@ def load_tiktoken(text):
             token, rank = line.split()
             ranks[base64.b64decode(token)] = int(rank)
     return ranks'''),
-    Alternative("nb08_stream_lru_cache", NB08, "encode_iterable", '''
-from functools import lru_cache
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN):
-    @lru_cache(maxsize=4096)                                  # a bounded cache of its own
-    def ids_of(chunk):
-        return tuple(encode_chunk(chunk, merges))
-    tail = ""
-    for line in lines:
-        chunks = pretokenize(tail + line, pattern)
-        for chunk in chunks[:-2]:
-            yield from ids_of(chunk)
-        tail = "".join(chunks[-2:])
-    for chunk in pretokenize(tail, pattern):
-        yield from ids_of(chunk)'''),
+    Alternative("nb08_stream_lru_cache", NB08, "encode_iterable", "from functools import lru_cache\n" + _stream(
+        ("    cache = {}\n", "    ids_of = lru_cache(maxsize=4096)(lambda chunk: tuple(encode_chunk(chunk, merges)))\n"),
+        ("encode_chunk(chunk, merges, cache)", "ids_of(chunk)", 2))),
     Alternative("nb08_encode_list_of_allowed", NB08, "encode", '''
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     specials = dict(special_tokens or {})
