@@ -19,7 +19,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from .normalize import grade_id, is_solution, is_test
-from .results import GRADED, Result, safe_text
+from .results import BROKEN, ERROR, GRADED, MISSING, Result, safe_text
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_TEXT = 20_000
@@ -95,7 +95,7 @@ def feedback_html(result: Result, notebook, release, ran: set, title: str = "") 
             f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</p>"
             f'<p class="total">Итог: {result.score:g} из {result.max_score:g}</p>')
     if result.status != GRADED:
-        return page(result, head + f"<p>Блокнот не проверен: {html.escape(result.message)}</p>", formatter)
+        return page(result, head + not_graded(result), formatter)
     rows = "".join(
         f'<tr><td><a href="#{html.escape(t.name)}">{html.escape(t.name)}</a></td><td>{t.score:g} / {t.max_score:g}</td>'
         f'<td>{"<span class=pass>✓</span>" if t.score >= t.max_score else "<span class=fail>✗</span>"}</td></tr>'
@@ -116,6 +116,24 @@ def feedback_html(result: Result, notebook, release, ran: set, title: str = "") 
         note = "" if i in ran else '<p class="note">При проверке эта ячейка не выполнялась: тесты от неё не зависят.</p>'
         body.append(f"<h2>{html.escape(label)}</h2>{code}{note}{render_outputs(cell.get('outputs', []))}")
     return page(result, "".join(body), formatter)
+
+
+NOT_GRADED = {
+    BROKEN: "Файл не удалось прочитать как блокнот Jupyter, поэтому он не проверялся. Откройте его в "
+            "JupyterLab, убедитесь, что он открывается и выполняется, сохраните (File → Save) и сдайте заново.",
+    ERROR: "Блокнот не удалось проверить по вине проверяющей системы, а не вашей. Преподаватель запустит "
+           "проверку ещё раз; сдавать заново не нужно.",
+    MISSING: "Блокнот не сдан.",
+}
+
+
+def not_graded(result: Result) -> str:
+    """What a student reads when the notebook was not graded: in Russian, what to do, then the
+    technical reason as the grader gave it."""
+    what = NOT_GRADED.get(result.status, "Блокнот не проверен.")
+    reason = (f'<p class="meta">Техническая причина: <code>{html.escape(result.message)}</code></p>'
+              if result.message else "")
+    return f"<p>{html.escape(what)}</p>{reason}"
 
 
 def page(result: Result, body: str, formatter: HtmlFormatter) -> str:

@@ -56,3 +56,15 @@ def test_long_lines_stay_inside_the_window_in_a_real_browser(page, tmp_path):
     width = re.search(r"<title>width:(\d+)/(\d+)</title>", run.stdout)
     assert width, run.stdout[-2000:] + run.stderr[-2000:]
     assert int(width.group(1)) <= int(width.group(2)), width.group(0)
+
+
+def test_a_broken_file_gets_a_russian_page_that_says_what_to_do():
+    from autograder.course import CourseNotebook
+    from autograder.feedback import feedback_html
+    from autograder.results import BROKEN, ERROR, Result
+    release = CourseNotebook.load("01_hand_example").release
+    broken = Result("1001", "01_hand_example", 0, 17, BROKEN, "01_hand_example.ipynb: not valid JSON (line 1, column 2)")
+    page = feedback_html(broken, None, release, set())
+    assert "сдайте заново" in page and "Техническая причина" in page and "not valid JSON" in page
+    error = Result("1001", "01_hand_example", 0, 17, ERROR, "grading failed: OSError")
+    assert "сдавать заново не нужно" in feedback_html(error, None, release, set())
