@@ -276,6 +276,11 @@ class ClassGrader:
             students = [s for s in students if shard_of(s, shard[1]) == shard[0]]
         outcome = Outcome(problems=list(found.problems), notebooks=list(self.notebooks))
         self.names = read_roster(out)
+        try:
+            gradebook.keep_assignments(self.course.root, self.notebooks, self.course.generate_assignments)
+        except Exception as e:    # formgrader then shows more assignments; grading goes on
+            outcome.problems.append(Problem("gradebook.db", "", f"the gradebook's assignments could not be narrowed "
+                                                              f"to the graded notebooks: {type(e).__name__}: {e}"))
         started = time.monotonic()
         since = self.cache.force_since(self.force)
         known: dict[tuple, Result] = {}
@@ -463,6 +468,8 @@ def merge_gradebook(parts: list[Path], outcome: Outcome, course_root: Path) -> i
     roster, recorded = {}, 0
     for part in parts:
         roster.update(read_roster(part))
+    gradebook.keep_assignments(course_root, outcome.notebooks,
+                               PreparedCourse(course_root).generate_assignments)
     for part in parts:
         work = Path(grading_json(part).get("work") or part / "work")
         mine = {(r["student"], r["notebook"]) for r in json.loads((part / "results.json").read_text(encoding="utf-8"))}

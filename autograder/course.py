@@ -163,8 +163,6 @@ class PreparedCourse:
 
     def generate(self, digest: str) -> None:
         """Generate every assignment with nbgrader (an existing gradebook keeps its grades)."""
-        from nbgrader.apps import NbGraderAPI
-        from traitlets.config.loader import PyFileConfigLoader
         use_venv_tools()
         self.root.mkdir(parents=True, exist_ok=True)
         shutil.copy(CONFIG, self.root / "nbgrader_config.py")
@@ -172,14 +170,22 @@ class PreparedCourse:
             target = self.root / "source" / name / f"{name}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(self.solutions / f"{name}.ipynb", target)
+        self.generate_assignments(course_notebooks(self.solutions))
+        self.stamp.write_text(digest)
+
+    def generate_assignments(self, names: list[str]) -> None:
+        """nbgrader's generate_assignment for each of `names`: the student version in release/ and the
+        assignment with its test cells in the gradebook (existing grades are kept)."""
+        from nbgrader.apps import NbGraderAPI
+        from traitlets.config.loader import PyFileConfigLoader
+        use_venv_tools()
         config = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
         config.CourseDirectory.root = str(self.root)
         api = NbGraderAPI(config=config)
-        for name in course_notebooks(self.solutions):
+        for name in names:
             done = api.generate_assignment(name, force=True, create=True)
             if not done["success"] or not self.released(name).exists():
                 raise CourseError(f"nbgrader generate_assignment {name} failed:\n{done.get('log', '')[-3000:]}")
-        self.stamp.write_text(digest)
 
     @property
     def notebooks(self) -> list[str]:

@@ -56,6 +56,22 @@ def review_notebook(notebook) -> nbformat.NotebookNode:
     return nb
 
 
+def keep_assignments(course_root: Path, wanted: list[str], generate) -> None:
+    """formgrader totals every assignment in the gradebook for a student's maximum: keep the ones
+    being graded (`wanted`) and those this work folder already graded, take out the rest (the
+    prepared course holds every notebook of the course), and put back with `generate(names)` a
+    wanted one that an earlier run with other notebooks took out."""
+    with Gradebook(f"sqlite:///{Path(course_root) / 'gradebook.db'}") as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        present = {a.name: len(a.submissions) for a in gb.assignments}
+        for name, submissions in present.items():
+            if name not in wanted and not submissions:
+                gb.remove_assignment(name)
+    missing = [name for name in wanted if name not in present]
+    if missing:
+        generate(missing)
+
+
 def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | None,
            submitted: nbformat.NotebookNode | None = None, name: str = "") -> None:
     """Store one graded (or broken: 0, with its reason) notebook: its scores in the gradebook, its

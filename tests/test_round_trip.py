@@ -169,6 +169,7 @@ def test_shards_merge_into_the_same_files_with_the_roster(graded, tmp_path):
     from nbgrader.api import Gradebook, SubmittedAssignment
     with Gradebook(f"sqlite:///{merged / 'work' / 'course' / 'gradebook.db'}") as gb:   # merge writes it too
         merged_scores = {(s.student.id, s.assignment.name): s.score for s in gb.db.query(SubmittedAssignment)}
+        assert sorted(a.name for a in gb.assignments) == [NB1, NB2, NB3]
     results = results_of(base / "out")
     assert merged_scores == {k: r["score"] for k, r in results.items() if r["status"] in ("graded", "broken")}
     assert (merged / "work" / "course" / "autograded" / "1001" / NB1 / f"{NB1}.ipynb").is_file()
@@ -188,8 +189,29 @@ def test_formgrader_shows_the_class_with_names_counts_and_the_broken_file(graded
     assert api.get_assignment(NB2)["num_submissions"] == 3          # 1003's broken 02 counts, with 0
     students = {s["id"]: s for s in api.get_students()}
     assert (students["1001"]["first_name"], students["1001"]["last_name"]) == ("Иван", "Петров")
+    assert {s["max_score"] for s in students.values()} == {MAX}       # the assignment's total, not the course's
+    with api.gradebook as gb:                       # the totals count only the graded notebooks
+        assert sorted(a.name for a in gb.assignments) == [NB1, NB2, NB3]
     submissions = {s["student"]: s for s in api.get_submissions(NB2)}
     assert submissions["1003"]["score"] == 0 and submissions["1003"]["autograded"], submissions["1003"]
     assert submissions["1001"]["score"] == CourseNotebook.load(NB2).max_score and submissions["1001"]["autograded"]
     reason = (root / "autograded" / "1003" / NB2 / f"{NB2}.ipynb").read_text(encoding="utf-8")
     assert "файл не читается" in reason
+
+
+def test_the_gradebook_holds_the_graded_assignments_and_gets_the_next_ones_back(tmp_path):
+    """formgrader totals every assignment of the gradebook: a run for 01 leaves only 01 there; a later
+    run in the same work folder for 02 puts 02 back (nbgrader's generate_assignment) and keeps 01 only
+    if it was graded."""
+    from nbgrader.api import Gradebook
+    from autograder.course import PreparedCourse
+    from autograder.gradebook import keep_assignments
+    course = PreparedCourse(tmp_path / "course").prepare()
+    names = lambda: sorted(a.name for a in Gradebook(f"sqlite:///{course.gradebook}").assignments)
+    assert names() == course.notebooks
+    keep_assignments(course.root, [NB1], course.generate_assignments)
+    assert names() == [NB1]
+    keep_assignments(course.root, [NB2], course.generate_assignments)
+    assert names() == [NB2]
+    with Gradebook(f"sqlite:///{course.gradebook}") as gb:
+        assert [c.name for c in gb.find_assignment(NB2).notebooks[0].grade_cells]    # its tests are back too
