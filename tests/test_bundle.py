@@ -106,3 +106,9 @@ def test_a_later_assignment_says_which_earlier_answers_it_reveals(tmp_path):
     assert run.returncode == 0, run.stdout
     assert "04_decode_utf8's read-only cells hold the solution of 03_encode_order (encode)" in run.stdout
     assert "only after 03_encode_order's deadline" in run.stdout
+
+
+def test_the_first_two_notebooks_are_one_assignment_nothing_in_their_data_gives_an_answer(tmp_path):
+    """data/mixed_sample.txt once held 02's get_pair_counts line for line (as 'a helper'): 01,02 was refused."""
+    run, out = bundle(tmp_path, "01,02")
+    assert run.returncode == 0 and out.exists(), run.stdout
