@@ -34,7 +34,7 @@ def say(*lines: str) -> None:
 
 
 def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:
-    say("", grade_table(outcome.results, notebooks), "")
+    say("", grade_table(outcome.results, notebooks, read_roster(out)), "")
     problems = [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results
                 if r.status in NOT_GRADED] + [f"{r.student}/{r.notebook}: {r.feedback_error}" for r in outcome.results
                                               if r.feedback_error] + [str(p) for p in outcome.problems]

@@ -127,11 +127,13 @@ def write_results_json(results: list[Result], path: Path) -> Path:
     return path
 
 
-def grade_table(results: list[Result], notebooks: list[str]) -> str:
-    """Students × notebooks, points / max, with a total column and a note for non-graded cells."""
+def grade_table(results: list[Result], notebooks: list[str], names: dict[str, str] | None = None) -> str:
+    """Students × notebooks, points / max, with a total column and a note for non-graded cells;
+    each student with their name when the roster has it."""
     by_key = {(r.student, r.notebook): r for r in results}
     students = list(dict.fromkeys(r.student for r in results))
     header = ["student", *notebooks, "total"]
+    label = lambda s: f"{s} {names[s]}" if names and names.get(s) and names[s] != s else s
     rows = []
     for s in students:
         cells, total, total_max = [], 0.0, 0.0
@@ -144,7 +146,7 @@ def grade_table(results: list[Result], notebooks: list[str]) -> str:
             cells.append(f"{points(r.score)}/{points(r.max_score)}{note}")
             total += r.score
             total_max += r.max_score
-        rows.append([s, *cells, f"{points(total)}/{points(total_max)}"])
+        rows.append([label(s), *cells, f"{points(total)}/{points(total_max)}"])
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     line = lambda row: "  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip()
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])

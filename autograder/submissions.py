@@ -28,7 +28,7 @@ LMS_PATTERNS = {
     # replaced by spaces, so the first "_" ends the name and the digits after it are the id.
     "moodle": r"^(?P<name>[^_/]*)_(?P<student_id>\d+)_assignsubmission_file_/?(?P<file_id>.+)$",
     # Canvas: "petrovivan_late_12345_678910_02_x-1.ipynb" (the name: letters only, no "_")
-    "canvas": r"^(?P<name>[^\W_]*)_(?:late_|LATE_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_(?P<file_id>[^/]+)$",
+    "canvas": r"^(?P<name>[^\W_]*)_(?P<late>late_|LATE_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_(?P<file_id>[^/]+)$",
     # a zip of the folder layout itself: "ivanov/02_x.ipynb" or "class/ivanov/02_x.ipynb"
     "folders": r"^(?:[^/]+/)?(?P<student_id>[^/]+)/(?P<file_id>[^/]+)$",
 }
@@ -174,6 +174,9 @@ def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "
             if not name:
                 problems.append(Problem(entry.filename, student, "not a course notebook"))
                 continue
+            if info.get("late"):           # reported, not penalised: Canvas applies its own late policy
+                problems.append(Problem(entry.filename, student, f"Canvas marks this submission of {name} late "
+                                        "(graded as usual; Canvas's late policy applies in its gradebook)"))
             if entry.file_size > MAX_NOTEBOOK_BYTES:
                 problems.append(Problem(entry.filename, student, f"{entry.file_size} bytes, too large for a notebook; not used"))
                 continue

@@ -104,3 +104,19 @@ def test_a_misnamed_file_is_mapped_only_when_the_instructor_says_so(tmp_path):
     assert found.students["1003"][NB2].name == "hw1.ipynb" and not found.problems
     with pytest.raises(ValueError):
         parse_renames(["hw1.ipynb=02"])
+
+
+def test_a_canvas_late_mark_is_reported_and_the_file_graded_as_usual(tmp_path):
+    files, problems, _ = unpacked(tmp_path, {f"petrovivan_late_1001_900_{NB1}.ipynb": "late one",
+                                             f"ivanovaanna_1002_901_{NB1}.ipynb": "on time"})
+    assert files == {f"1001/{NB1}.ipynb": "late one", f"1002/{NB1}.ipynb": "on time"}
+    late = [p for p in problems if "late" in p.problem]
+    assert [(p.student_id, "Canvas marks" in p.problem) for p in late] == [("1001", True)]
+
+
+def test_the_grade_table_names_the_students_the_roster_knows():
+    from autograder.report import grade_table
+    from autograder.results import GRADED, Result
+    table = grade_table([Result("1001", NB1, 17, 17, GRADED), Result("1002", NB1, 3, 17, GRADED)], [NB1],
+                        {"1001": "Иван Петров"})
+    assert "1001 Иван Петров" in table and "\n1002 " in table
