@@ -145,6 +145,7 @@ def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "
     oversized files) and the students' names as the export gives them (student_id → name).
     Under `lms="auto"` one platform's rule is chosen for the whole zip (`which_lms`)."""
     problems, chosen, names = [], {}, {}  # chosen: (student, notebook) → (rank, zip entry)
+    late = set()                          # entries Canvas marks late
     dest = Path(dest)
     with zipfile.ZipFile(archive) as zf:
         entries = [e for e in zf.infolist() if not e.is_dir() and not any(
@@ -174,9 +175,8 @@ def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "
             if not name:
                 problems.append(Problem(entry.filename, student, "not a course notebook"))
                 continue
-            if info.get("late"):           # reported, not penalised: Canvas applies its own late policy
-                problems.append(Problem(entry.filename, student, f"Canvas marks this submission of {name} late "
-                                        "(graded as usual; Canvas's late policy applies in its gradebook)"))
+            if info.get("late"):
+                late.add(entry.filename)
             if entry.file_size > MAX_NOTEBOOK_BYTES:
                 problems.append(Problem(entry.filename, student, f"{entry.file_size} bytes, too large for a notebook; not used"))
                 continue
@@ -190,6 +190,9 @@ def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "
             else:
                 chosen[key] = (rank, entry)
         for (student, name), (_, entry) in chosen.items():
+            if entry.filename in late:     # reported, not penalised: Canvas applies its own late policy
+                problems.append(Problem(entry.filename, student, f"Canvas marks this submission of {name} late "
+                                        "(graded as usual; Canvas's late policy applies in its gradebook)"))
             target = inside(dest, student, f"{name}.ipynb")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(zf.read(entry))  # written by our name: no path from the zip is used

@@ -51,7 +51,9 @@ def test_canvas_names_and_resubmissions(tmp_path):
     assert [(p.file, p.student_id, p.problem) for p in problems] == [(
         f"petrovivan_12345_678910_{NB}.ipynb", "12345",
         f"two submissions of {NB}; graded petrovivan_late_12345_678911_{NB}-1.ipynb, "
-        f"ignored petrovivan_12345_678910_{NB}.ipynb")]
+        f"ignored petrovivan_12345_678910_{NB}.ipynb"), (
+        f"petrovivan_late_12345_678911_{NB}-1.ipynb", "12345",
+        f"Canvas marks this submission of {NB} late (graded as usual; Canvas's late policy applies in its gradebook)")]
 
 
 def test_other_platforms_by_a_regex(tmp_path):
