@@ -2,9 +2,9 @@
 
 The grader never runs a test in the student's process. It asks this agent for plain data —
 "what is `ANSWER_1`?", "call `merge` with these arguments" — and compares the answers itself.
-Requests and answers are JSON text (values in the format of `wire`). In a kernel they travel
-over a socket of their own (`serve_channel`): a run of requests costs one execution of the
-kernel, not one each, which is most of what a check costs. The agent lives in the student's
+Requests and answers are plain data (values in the format of `wire`); in the sandbox they travel
+over the host's socket (`autograder.host`), in the grader's own tests they are passed as JSON
+text (`serve`). The agent lives in the student's
 process, so nothing depends on it being left alone: a student who replaces it can only change
 what their own functions appear to return, which they could do anyway.
 
@@ -12,21 +12,21 @@ Each call runs under a CPU-time limit (ITIMER_PROF: CPU seconds, so a busy machi
 make a correct solution time out); the grader keeps a generous wall-clock limit of its own for
 code that sleeps or swallows the limit's exception.
 
-This module uses only the standard library: the grader sends its source into the kernel, where
-it is installed as the module `_bpe_agent` (with `wire` as `_bpe_wire`).
+The grader sends this module's source into the sandbox, where it is installed as the module
+`_bpe_agent` (with `wire` as `_bpe_wire`); it imports the standard library only, and the course's
+check helpers where they are installed (`check_helpers`).
 """
 import json
-import os
 import signal
-import struct
 import sys
 import traceback
 
-FRAME = struct.Struct(">II")   # a frame on the channel: sequence number, payload bytes; then the payload
 
 
 class CallTimedOut(BaseException):
-    """The CPU-time limit of one call ran out (a BaseException, so `except Exception` keeps out)."""
+    """The CPU-time limit of one call ran out (a BaseException, so `except Exception` keeps out).
+    The host's wall-clock limit is a subclass whose `kind` is "wall"."""
+    kind = True
 
 
 class Agent:
@@ -36,44 +36,22 @@ class Agent:
         self.iterators: dict[int, object] = {}
         self.helpers = check_helpers()      # taken before the notebook's code runs (see check_helpers)
 
+    def handle(self, request: dict) -> dict:
+        """Answer one request; the answer always comes, whatever student code did."""
+        try:
+            return getattr(self, "op_" + request["op"])(request)
+        except CallTimedOut as e:
+            return {"timeout": e.kind}
+        except BaseException as e:
+            return {"error": {"type": "AgentError", "message": f"{type(e).__name__}: {e}", "where": ""}}
+
     def serve(self, request_text: str) -> str:
-        """Answer one request (JSON text) with JSON text."""
+        """Answer one request given as JSON text with JSON text."""
         try:
             request = json.loads(request_text)
-            answer = getattr(self, "op_" + request["op"])(request)
-        except CallTimedOut:
-            answer = {"timeout": True}
-        except BaseException as e:  # the answer must always go out, whatever student code did
-            answer = {"error": {"type": "AgentError", "message": f"{type(e).__name__}: {e}", "where": ""}}
-        return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
-
-    def serve_channel(self, fd: int) -> None:
-        """Answer the grader's framed requests on the socket `fd` until it sends an empty frame (the
-        grader then runs notebook cells again). The grader's interrupt while waiting ends it too."""
-        try:
-            while True:
-                header = read_exactly(fd, FRAME.size)
-                if header is None:
-                    return
-                sequence, size = FRAME.unpack(header)
-                if size == 0:
-                    return
-                request = read_exactly(fd, size)
-                if request is None:
-                    return
-                # lone surrogates cross as they are (a check may pass one, a wrong answer hold one)
-                answer = self.serve(request.decode("utf-8", "surrogatepass")).encode("utf-8", "surrogatepass")
-                # a whole frame or none: the grader's interrupt meanwhile is kept until it is sent
-                interrupts = []
-                previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupts.append(signum))
-                try:
-                    write_all(fd, FRAME.pack(sequence, len(answer)) + answer)
-                finally:
-                    signal.signal(signal.SIGINT, previous)
-                if interrupts:
-                    return
-        except KeyboardInterrupt:
-            return
+        except ValueError as e:
+            return json.dumps({"error": {"type": "AgentError", "message": f"ValueError: {e}", "where": ""}})
+        return json.dumps(self.handle(request), ensure_ascii=False, separators=(",", ":"))
 
     # -- operations ------------------------------------------------------------------------------
     def op_describe(self, request):
@@ -122,8 +100,8 @@ class Agent:
                     if item is stop:
                         return {"items": items, "stop": True}
                     items.append(self.wire.encode(item))
-        except CallTimedOut:
-            return {"items": items, "timeout": True}
+        except CallTimedOut as e:
+            return {"items": items, "timeout": e.kind}
         except self.wire.Unsupported as e:
             return {"items": items, "unsupported": e.type_name}
         except BaseException as e:
@@ -149,30 +127,12 @@ class Agent:
                     self.iterators[handle] = result
                     return {"iterator": handle}
                 return {"value": self.wire.encode(result)}
-        except CallTimedOut:
-            return {"timeout": True}
+        except CallTimedOut as e:
+            return {"timeout": e.kind}
         except self.wire.Unsupported as e:
             return {"unsupported": e.type_name}
         except BaseException as e:    # the student's exception, reported as data
             return {"error": describe_exception(e)}
-
-
-def read_exactly(fd: int, size: int) -> bytes | None:
-    """`size` bytes from `fd`, or None at its end."""
-    chunks = []
-    while size:
-        chunk = os.read(fd, min(size, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 class cpu_limit:
@@ -238,8 +198,7 @@ def check_helpers() -> dict:
 
 
 def install(shell) -> Agent:
-    """Install the agent in a running IPython kernel (called by the grader before the notebook);
-    its answers go back over the channel (`serve_channel`)."""
+    """The agent for an IPython shell's namespace (the host installs it before the notebook runs)."""
     agent = Agent(shell.user_ns, sys.modules["_bpe_wire"])
     sys.modules["_bpe_agent"].agent = agent
     return agent

@@ -1,7 +1,7 @@
 """The walls around a student's kernel.
 
-`Sandbox` (a configurable, settings below) says how a kernel is started; the kernel command it
-builds is `python -m autograder.sandbox CONFIG -f CONNECTION_FILE`, this module's `main`, which
+`Sandbox` (a configurable, settings below) says how a kernel is started; the command it builds is
+`python -m autograder.sandbox CONFIG`, this module's `main`, which
 
 - applies resource limits: address space, CPU time, file size (setrlimit), and — as the last
   step before the kernel starts — a process-count limit;
@@ -9,8 +9,8 @@ builds is `python -m autograder.sandbox CONFIG -f CONNECTION_FILE`, this module'
   own process tree, and a file system of read-only system folders (`/usr`, the libraries),
   the Python environment, the course helpers and data, a small `/etc` of its own (a `passwd`
   entry, the linker cache, the time zone — not the host's `/etc`), and an empty, size-limited
-  `/tmp` that holds its work folder. On the host it can write nothing: the folder of its connection
-  sockets is writable only until the sockets exist (`Sandbox.lock`).
+  `/tmp` that holds its work folder. On the host it can write nothing; its one way out is the
+  socket it inherits from the grader (`autograder.host` is what runs on it).
   The course sources, the graded notebook, hidden tests, the gradebook and other students'
   work are simply not there;
 - gives the kernel an explicit environment (`--clearenv`): the variables listed in
@@ -48,7 +48,7 @@ from bpe_course.paths import DATA_DIR
 
 UID_CLAIMS = Path("/run/bpe-grader-uids")
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"]
-ETC_FILES = ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime"]
+ETC_FILES = ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/fonts"]
 
 # The first thing that runs inside the walls: the process limit (it counts this uid's processes,
 # so it is set here, not in the launcher, which may still be root), then the drop to the
@@ -168,35 +168,30 @@ class Sandbox(LoggingConfigurable):
         if os.getuid() == 0:
             (UID_CLAIMS / str(uid)).unlink(missing_ok=True)
 
-    def kernel_argv(self, workdir: Path, sockets: Path, uid: int, group: "cgroup.SandboxCgroup | None" = None
-                    ) -> list[str]:
-        """The kernel command for a kernelspec: the launcher, with everything it needs in a file."""
+    def kernel_argv(self, workdir: Path, uid: int, group: "cgroup.SandboxCgroup | None", fd: int) -> list[str]:
+        """The command that starts the sandbox: the launcher, with everything it needs in a file; the
+        process inside talks to the grader on the socket `fd` (see `autograder.host`)."""
+        from .host import BOOTSTRAP
         folder = workdir.parent
         config = {
-            "mode": self.resolved_mode(), "workdir": str(workdir), "sockets": str(sockets),
-            "etc": str(folder / "etc"), "uid": uid, "cgroup": group.procs_files if group else [],
+            "mode": self.resolved_mode(), "workdir": str(workdir), "etc": str(folder / "etc"), "uid": uid,
+            "cgroup": group.procs_files if group else [],
             "limits": {"RLIMIT_AS": self.memory_bytes, "RLIMIT_CPU": self.cpu_seconds,
                        "RLIMIT_FSIZE": self.file_bytes, "RLIMIT_NOFILE": self.open_files},
             "processes": self.processes, "tmp_bytes": self.tmp_bytes,
             "env": self.kernel_env(workdir),
             "read_only": [*self.default_read_only_paths(), *self.read_only_paths],
+            "kernel": [sys.executable, "-P", "-c", BOOTSTRAP, str(fd)],
         }
         path = folder / "sandbox.json"
         path.write_text(json.dumps(config), encoding="utf-8")
-        return [sys.executable, "-m", "autograder.sandbox", str(path), "-f", "{connection_file}"]
+        return [sys.executable, "-m", "autograder.sandbox", str(path)]
 
     @staticmethod
     def default_read_only_paths() -> list[str]:
         paths = [sys.base_prefix, sys.prefix, str(Path(bpe_course.__file__).resolve().parent), str(DATA_DIR),
                  os.environ.get("TIKTOKEN_CACHE_DIR", "")]
         return [str(Path(p).resolve()) for p in paths if p and Path(p).exists()]
-
-    @staticmethod
-    def lock(sockets: Path) -> None:
-        """Once the kernel has made its sockets, it may not write another file on the host."""
-        if os.getuid() == 0:
-            os.chown(sockets, 0, 0)
-            os.chmod(sockets, 0o755)
 
     @staticmethod
     def remove(folder: Path) -> None:
@@ -210,7 +205,7 @@ def write_etc(etc: Path, uid: int) -> None:
     (etc / "group").write_text(f"root:x:0:\nstudent:x:{uid}:\n")
 
 
-def bwrap_command(config: dict, connection_file: str, kernel: list[str]) -> list[str]:
+def bwrap_command(config: dict, kernel: list[str]) -> list[str]:
     root = os.getuid() == 0
     args = [shutil.which("bwrap"), "--die-with-parent", "--new-session", "--clearenv"]
     if root:   # no user namespace: the process count of the dropped uid then counts for real
@@ -218,7 +213,8 @@ def bwrap_command(config: dict, connection_file: str, kernel: list[str]) -> list
                  "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
         args += ["--unshare-all", "--unshare-user", "--uid", str(config["uid"]), "--gid", str(config["uid"])]
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(config["tmp_bytes"]), "--tmpfs", "/tmp"]
+    # /tmp is the kernel's (HOME, matplotlib's and IPython's folders): writable by it, sticky as usual
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(config["tmp_bytes"]), "--tmpfs", "/tmp"]
     for path in SYSTEM_DIRS:  # on merged-/usr systems /lib and friends are symlinks
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
@@ -230,7 +226,7 @@ def bwrap_command(config: dict, connection_file: str, kernel: list[str]) -> list
             args += ["--ro-bind", path, path]
     # folders on the way to the bound ones: readable by the kernel's user (bwrap would make them 0700)
     made = set()
-    for path in [*config["read_only"], connection_file, config["sockets"]]:
+    for path in config["read_only"]:
         for parent in reversed(Path(path).parents):
             if str(parent) != "/" and str(parent) not in made and not any(
                     str(parent) == d or str(parent).startswith(d + "/") for d in SYSTEM_DIRS):
@@ -240,8 +236,6 @@ def bwrap_command(config: dict, connection_file: str, kernel: list[str]) -> list
     args += ["--ro-bind", f"{etc}/passwd", "/etc/passwd", "--ro-bind", f"{etc}/group", "/etc/group"]
     for path in config["read_only"]:
         args += ["--ro-bind", path, path]
-    args += ["--ro-bind", connection_file, connection_file]
-    args += ["--bind", config["sockets"], config["sockets"]]
     for key, value in config["env"].items():
         args += ["--setenv", key, value]
     # its work folder is in its own size-limited /tmp: nothing it writes reaches the host's disks
@@ -268,8 +262,7 @@ def apply_limits(limits: dict) -> None:
 
 def main(argv: list[str]) -> None:
     config = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
-    connection_file = str(Path(argv[argv.index("-f") + 1]).resolve())
-    kernel = [sys.executable, "-P", "-m", "ipykernel_launcher", "-f", connection_file]
+    kernel = config["kernel"]
     die_with_parent()       # a worker the watchdog kills takes its kernel with it (bwrap: --die-with-parent)
     cgroup.join(config.get("cgroup", []))    # before anything of the student's runs
     if config["mode"] == "off":
@@ -277,10 +270,7 @@ def main(argv: list[str]) -> None:
     apply_limits(config["limits"])
     if config["mode"] == "bwrap":
         write_etc(Path(config["etc"]), config["uid"])
-        if os.getuid() == 0:   # the kernel's own files are the dropped uid's
-            for path in (config["sockets"], connection_file):
-                os.chown(path, config["uid"], config["uid"])
-        command = bwrap_command(config, connection_file, kernel)
+        command = bwrap_command(config, kernel)
         os.execv(command[0], command)
     os.execve(sys.executable, kernel, config["env"])
 

@@ -1,23 +1,24 @@
-"""Where a student's notebook runs while it is graded: a sandboxed kernel, or (for the course's own
-tests) this process.
+"""Where a student's notebook runs while it is graded: a sandboxed process, or (for the course's
+own tests) this process.
 
 Both sessions do the same two things: run a cell of the notebook, and pass a request to the
 agent next to the notebook's names (`autograder.agent`), returning its answer as a parsed dict.
-`KernelSession` is the real thing — an IPython kernel started by `autograder.sandbox` and driven
-over Jupyter's messaging protocol, with the agent's requests on a socket pair of their own (one
-kernel execution serves a run of requests: a call costs a fraction of a millisecond, not the ~7 ms
-of an execution each). The kernel is hostile, so what it sends on Jupyter's sockets is read raw
-and bounded before any of it is parsed (`iopub_message`), and every wait has a deadline.
-`LocalSession` runs the same cells and the same agent in this process, which makes the catalogue
-of student mistakes provable in seconds. Neither decides a grade: answers are checked by
-`autograder.remote` and compared by `autograder.evaluate`.
+`KernelSession` is the real thing: `autograder.sandbox` starts a Python process behind its walls
+and `autograder.host` runs in it — an IPython shell for the cells and the agent for the requests —
+answering over one socket in frames. Nothing else crosses: no Jupyter protocol, no library that
+parses what the student's process sends before a bound applies to it. Every frame is read with a
+size cap and a deadline; a cell's outputs are counted and cut here (`LimitedOutputs`), whatever
+the other side claims. `LocalSession` runs the same cells and the same agent in this process,
+which makes the catalogue of student mistakes provable in seconds. Neither decides a grade:
+answers are checked by `autograder.remote` and compared by `autograder.evaluate`.
 """
 import builtins
 import contextlib
 import io
 import json
-import queue
+import os
 import select
+import signal
 import socket
 import subprocess
 import tempfile
@@ -25,21 +26,19 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import zmq
-from jupyter_client import KernelManager
-from jupyter_client.kernelspec import KernelSpec
 from nbformat import NotebookNode
-from nbformat.v4 import output_from_msg
 from traitlets import Float, Integer
 from traitlets.config import LoggingConfigurable
 
 from . import agent as agent_module
+from . import host as host_module
 from . import wire
 from .sandbox import Sandbox
 
-AGENT_FILES = (("_bpe_wire", wire.__file__), ("_bpe_agent", agent_module.__file__))
-DELIM = b"<IDS|MSG>"      # Jupyter's separator between a message's routing ids and its frames
-SMALL_FRAME = 4096        # a header, or a parent header (our own request's header, echoed back)
+# what the sandbox's bootstrap installs, in this order (the host imports the agent, the agent the wire)
+HOST_FILES = (("_bpe_wire", wire.__file__), ("_bpe_agent", agent_module.__file__), ("_bpe_host", host_module.__file__))
+FRAME, OUTPUT = host_module.FRAME, host_module.OUTPUT
+MIME_VALUE_CHARS = 2**24        # one value of a display output (an image is base64 text)
 
 
 def agent_error(message: str) -> dict:
@@ -62,15 +61,6 @@ class KernelStuck(RuntimeError):
     """The kernel neither finished nor answered an interrupt, and was stopped."""
 
 
-def reply_error(reply: dict, split: bool = False):
-    """The exception an execute_reply reports, as "ename: evalue" (or a pair), or None."""
-    content = reply["content"]
-    if content.get("status") != "error":
-        return None
-    ename, evalue = str(content.get("ename"))[:200], str(content.get("evalue"))[:2000]
-    return (ename, evalue) if split else f"{ename}: {evalue}"
-
-
 def error_output(ename: str, evalue: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
@@ -82,41 +72,45 @@ class CellRun:
 
 
 class LimitedOutputs:
-    """Outputs of one cell as nbformat nodes, with streams merged and cut at `max_chars`."""
+    """Outputs of one cell as nbformat nodes, from what the sandbox sent: checked field by field,
+    streams merged, all of them (errors too) cut at `max_chars` together."""
 
     def __init__(self, max_chars: int):
         self.outputs, self.max_chars, self.size, self.cut = [], max_chars, 0, False
 
-    def add(self, msg: dict) -> None:
-        kind = msg["header"]["msg_type"]
-        if kind == "clear_output":
-            self.outputs, self.size, self.cut = [], 0, False
-            return
-        if kind not in ("stream", "display_data", "execute_result", "error"):
-            return
+    def add_frame(self, data: bytes) -> None:
+        """One output frame from the sandbox; anything that is not a well-formed output is left out."""
         if self.size >= self.max_chars:
             self.mark_cut()             # already cut: a flood costs no more than reading it
             return
-        out = output_from_msg(msg)
+        try:
+            output = json.loads(data.decode("utf-8", "surrogatepass"))
+        except (ValueError, RecursionError):
+            return
+        if isinstance(output, dict):
+            self.add(output)
+
+    def add(self, output: dict) -> None:
+        kind = output.get("output_type")
+        if kind == "clear":
+            self.outputs, self.size, self.cut = [], 0, False
+            return
+        if self.size >= self.max_chars or kind == "cut":     # "cut": the sandbox left the rest out
+            self.mark_cut()
+            return
+        out = checked_output(output, self.max_chars - self.size)
+        if out is None:
+            return
         left = self.max_chars - self.size
-        if kind == "error":             # errors count too (25 tracebacks of 40 MB are a flood as well)
-            out.ename, out.evalue = str(out.ename)[:200], str(out.evalue)[:min(left, 2000)]
-            lines = out.traceback if isinstance(out.traceback, list) else []
-            out.traceback, used = [], len(out.ename) + len(out.evalue)
-            for line in map(str, lines):
-                if used + len(line) > left:
-                    break
-                out.traceback.append(line)
-                used += len(line)
-            size = used
-        elif kind == "stream":
-            out.text = str(out.text)
+        if kind == "stream":
             size = len(out.text)
+        elif kind == "error":           # errors count too (25 tracebacks of 40 MB are a flood as well)
+            size = len(out.ename) + len(out.evalue) + sum(map(len, out.traceback))
         else:
-            size = sum(len(str(v)) for v in out.get("data", {}).values())
+            size = sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in out.data.values())
         if kind != "stream":
             size = max(size, 100)       # a flood of empty outputs is a flood too
-        if self.size + size > self.max_chars:
+        if size > left:
             if kind == "stream":
                 out.text, size = out.text[:left], left
             elif kind != "error":
@@ -138,111 +132,103 @@ class LimitedOutputs:
             self.outputs.append(NotebookNode(output_type="stream", name="stdout", text=note))
 
 
+def checked_output(output: dict, left: int) -> NotebookNode | None:
+    """An nbformat output node made of the fields an output of its kind has, each of its type (an
+    error's text cut to `left` characters); None for anything else."""
+    kind = output.get("output_type")
+    if kind == "stream":
+        name, text = output.get("name"), output.get("text")
+        if name in ("stdout", "stderr") and isinstance(text, str):
+            return NotebookNode(output_type="stream", name=name, text=text)
+    elif kind == "error":
+        ename, evalue = str(output.get("ename"))[:200], str(output.get("evalue"))[:min(left, 2000)]
+        lines = output.get("traceback") if isinstance(output.get("traceback"), list) else []
+        traceback, used = [], len(ename) + len(evalue)
+        for line in map(str, lines):
+            if used + len(line) > left:
+                break
+            traceback.append(line)
+            used += len(line)
+        return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=traceback)
+    elif kind in ("display_data", "execute_result") and isinstance(output.get("data"), dict):
+        data = {}
+        for mime, value in output["data"].items():
+            if isinstance(mime, str) and "/" in mime and len(mime) < 200:
+                if isinstance(value, str) and len(value) <= MIME_VALUE_CHARS:
+                    data[mime] = value
+                elif mime.endswith("json") and isinstance(value, (dict, list)):
+                    data[mime] = value
+        metadata = output.get("metadata")
+        metadata = metadata if isinstance(metadata, dict) and len(json.dumps(metadata)) < 10_000 else {}
+        node = NotebookNode(output_type=kind, data=NotebookNode(data), metadata=NotebookNode(metadata))
+        if kind == "execute_result":
+            count = output.get("execution_count")
+            node.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
+        return node
+    return None
+
+
 class KernelSession(LoggingConfigurable):
-    """One notebook's sandboxed kernel, driven directly over the messaging protocol."""
+    """One notebook's sandboxed process, driven over its socket (`autograder.host`)."""
 
     cell_timeout = Integer(120, help="Wall-clock seconds one notebook cell may run before it is interrupted."
                            ).tag(config=True)
     startup_timeout = Integer(180, help="Seconds the sandboxed kernel may take to start.").tag(config=True)
-    interrupt_grace = Float(10, help="Seconds an interrupted cell or call may take to stop before the kernel "
-                            "is killed.").tag(config=True)
+    interrupt_grace = Float(10, help="Seconds past its limit an interrupted cell or call may take to answer "
+                            "before the whole sandbox is stopped.").tag(config=True)
     max_output_chars = Integer(200_000, help="Output kept per cell; the rest is cut with a note.").tag(config=True)
-    max_message_bytes = Integer(32 * 2**20, help="The largest frame of a Jupyter message the grader accepts from "
-                                "the kernel (zmq's MAXMSGSIZE), and the largest content it parses. A bigger frame "
-                                "ends zmq's iopub connection: the outputs of that kernel's later cells are lost "
-                                "(a 10 MB print is about 20 MB).").tag(config=True)
-    receive_queue = Integer(64, help="Messages from the kernel the grader's sockets hold unread (zmq's RCVHWM); "
-                            "more are dropped.").tag(config=True)
-    output_grace = Float(5, help="Seconds the grader still reads a cell's outputs after the kernel replied that "
-                         "the cell is done (they normally end at once).").tag(config=True)
-    max_answer_chars = Integer(16 * 2**20, help="The largest answer (bytes) the agent may send for one request; "
-                               "a bigger one ends the answers from that kernel "
-                               "(the course's largest honest answer, a big merge table, is about 2 MB)."
-                               ).tag(config=True)
+    max_answer_chars = Integer(16 * 2**20, help="The largest frame (bytes) the sandbox may send: one answer, or one "
+                               "output of a cell. A bigger one stops the sandbox (the course's largest honest "
+                               "answer, a big merge table, is about 2 MB).").tag(config=True)
 
     def __init__(self, sandbox: Sandbox, **kwargs):
         super().__init__(**kwargs)
         self.sandbox = sandbox
-        self.km = self.kc = None
+        self.process: subprocess.Popen | None = None
         self.dead: str | None = None          # why the kernel is gone, once it is
-        self.channel: socket.socket | None = None   # the grader's end of the agent's request channel
-        self.agent_fd = -1                    # the kernel's end, as a file descriptor in the kernel
-        self.serving: str | None = None       # msg_id of the execution in which the agent answers requests
-        self.broken: str | None = None        # why the channel carries no more answers
+        self.channel: socket.socket | None = None   # the grader's end of the socket
+        self.agent_fd = -1                    # the sandbox's end, as a file descriptor there
         self.sequence = 0
-        self.current: str | None = None       # msg_id of the execution whose messages are read
-        self.context: zmq.Context | None = None
-        self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))   # short: unix sockets ≤ 107 chars
+        self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))
         self.uid: int | None = None
         self.cgroup = None                    # autograder.cgroup.SandboxCgroup, where the host has them
 
     # -- life cycle ------------------------------------------------------------------------------
     def start(self) -> "KernelSession":
-        workdir, sockets = self.folder / "work", self.folder / "ipc"
+        workdir = self.folder / "work"
         workdir.mkdir()
-        sockets.mkdir()
         self.uid = self.sandbox.claim_uid()
         self.cgroup = self.sandbox.make_cgroup()
-        argv = self.sandbox.kernel_argv(workdir, sockets, self.uid, self.cgroup)
-        self.km = SandboxKernelManager(spec=KernelSpec(argv=argv, language="python", display_name="sandbox",
-                                                       interrupt_mode="message"),
-                                       transport="ipc", ip=str(sockets / "kernel"),
-                                       connection_file=str(self.folder / "connection.json"))
-        log = self.folder / "kernel.log"
         self.channel, kernel_end = socket.socketpair()
         self.agent_fd = kernel_end.fileno()    # inherited under the same number
+        argv = self.sandbox.kernel_argv(workdir, self.uid, self.cgroup, self.agent_fd)
+        log = self.folder / "kernel.log"
         try:
-            with open(log, "wb") as out:   # the kernel's own messages: for a start that fails
-                self.km.start_kernel(env=self.sandbox.launcher_env(), cwd=str(workdir), stdout=out, stderr=out,
-                                     stdin=subprocess.DEVNULL, pass_fds=(self.agent_fd,))
+            with open(log, "wb") as out:   # what the process itself prints: for a start that fails
+                self.process = subprocess.Popen(argv, env=self.sandbox.launcher_env(), cwd=workdir, stdin=subprocess.DEVNULL,
+                                                stdout=out, stderr=out, pass_fds=(self.agent_fd,),
+                                                start_new_session=True)
         finally:
             kernel_end.close()
-        # the kernel is hostile: no frame above max_message_bytes, no more than receive_queue messages held
-        self.context = zmq.Context()
-        self.context.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
-        self.context.setsockopt(zmq.RCVHWM, self.receive_queue)
-        self.kc = self.km.client(context=self.context)
-        self.kc.start_channels()
+        modules = [[name, Path(path).read_text(encoding="utf-8")] for name, path in HOST_FILES]
         try:
-            self.kc.wait_for_ready(timeout=self.startup_timeout)
-        except RuntimeError as e:
+            self.send(0, modules, self.startup_timeout)
+            ready = self.answer(0, time.monotonic() + self.startup_timeout, "запуск")
+        except (KernelDied, KernelStuck) as e:
             said = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
             raise KernelDied(f"the sandboxed kernel did not start: {e}" + "".join("\n  " + l for l in said)) from None
-        if self.sandbox.resolved_mode() == "bwrap":
-            self.sandbox.lock(sockets)
-        self.install_agent()
+        if ready.get("ready") is not True:
+            self.kill("ядро Python ответило на запуск не так, как ожидалось")
+            raise KernelDied(self.dead)
         return self
-
-    def install_agent(self) -> None:
-        modules = {name: Path(path).read_text(encoding="utf-8") for name, path in AGENT_FILES}
-        code = ("def _bpe_install(sources):\n"
-                "    import sys, types\n"
-                "    for name, source in sources.items():\n"
-                "        module = types.ModuleType(name)\n"
-                "        sys.modules[name] = module\n"
-                "        exec(compile(source, '<bpe-agent>', 'exec'), module.__dict__)\n"
-                "    sys.modules['_bpe_agent'].install(get_ipython())\n"
-                f"_bpe_install({modules!r})\n"
-                "del _bpe_install\n")
-        run = self.execute(code, silent=True, timeout=self.startup_timeout)
-        if run.error:
-            raise KernelDied(f"the grader's agent could not be installed: {run.error[0]}: {run.error[1]}")
 
     def close(self) -> None:
         try:
             if self.channel is not None:
                 self.channel.close()
-            if self.kc is not None:
-                self.kc.stop_channels()
-            if self.km is not None and self.km.has_kernel:
-                self.km.shutdown_kernel(now=True)
-            if self.context is not None:
-                self.context.destroy(linger=0)
-        except Exception:
-            pass
+            if self.process is not None:
+                self.stop_process()
         finally:
-            if self.km is not None:
-                self.km.cleanup_resources()
             if self.cgroup is not None:      # children that left the kernel's session end here too
                 self.cgroup.remove()
             if self.uid is not None:
@@ -263,161 +249,90 @@ class KernelSession(LoggingConfigurable):
     # -- what the grader asks --------------------------------------------------------------------
     def run_cell(self, source: str) -> CellRun:
         """Run one notebook cell; a cell that runs too long is interrupted and reported."""
-        return self.execute(source, silent=False, timeout=self.cell_timeout)
+        timeout = self.cell_timeout
+        outputs = LimitedOutputs(self.max_output_chars)
+        answer = self.exchange({"op": "run_cell", "source": source, "wall": timeout,
+                                "max_chars": self.max_output_chars}, timeout, outputs)
+        run = CellRun(outputs=outputs.outputs)
+        error = answer.get("error")
+        if answer.get("timeout"):
+            run.error = ("Timeout", f"{timeout:g}")
+        elif isinstance(error, list) and len(error) == 2:
+            run.error = (str(error[0])[:200], str(error[1])[:2000])
+        return run
 
     def request(self, request: dict, timeout: float) -> dict:
-        """Pass one request to the agent; its parsed answer (a dict), or {"timeout": "wall"}.
+        """Pass one request to the agent; its parsed answer (a dict), {"timeout": "wall"} when the
+        sandbox stopped the call at `timeout` seconds."""
+        return self.exchange({**request, "wall": timeout}, timeout)
 
-        Requests go over the channel while the agent serves it, in one execution of the kernel
-        that lasts until the grader runs a cell again (`stop_serving`)."""
+    # -- the socket ------------------------------------------------------------------------------
+    def exchange(self, request: dict, timeout: float, outputs: LimitedOutputs | None = None) -> dict:
+        """Send a request and read frames until its answer: the sandbox has `timeout` seconds, and
+        `interrupt_grace` more to answer after it interrupted itself; then it is stopped."""
         if self.dead:
             raise KernelDied(self.dead)
-        self.discard_unasked()
-        if self.broken:
-            return agent_error(self.broken)
-        if self.serving is None:
-            self.serving = self.current = self.kc.execute(f"__import__('sys').modules['_bpe_agent'].agent.serve_channel("
-                                           f"{self.agent_fd})", silent=True, store_history=False,
-                                           allow_stdin=False, stop_on_error=False)
         self.sequence += 1
-        payload = json.dumps(request, ensure_ascii=False).encode("utf-8", "surrogatepass")   # lone surrogates too
-        deadline, interrupted = time.monotonic() + timeout, False
+        self.send(self.sequence, request, self.interrupt_grace)
+        return self.answer(self.sequence, time.monotonic() + timeout + self.interrupt_grace,
+                           f"лимит {timeout:g} с", outputs)
+
+    def send(self, sequence: int, message, timeout: float) -> None:
+        payload = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")   # lone surrogates too
         try:
             self.channel.settimeout(timeout)
-            self.channel.sendall(agent_module.FRAME.pack(self.sequence, len(payload)) + payload)
-        except OSError:           # the agent does not read: it will not answer either
-            self.broken = "(агент проверки в ядре не принимает запросы)"
-            return agent_error(self.broken)
+            self.channel.sendall(FRAME.pack(sequence, len(payload)) + payload)
+        except OSError:     # it does not read: it is stuck, or closed its end
+            self.check_alive(wait=self.interrupt_grace)
+            self.kill("ядро Python не принимает запросы проверки")
+            raise KernelStuck(self.dead) from None
+
+    def answer(self, sequence: int, deadline: float, limit: str, outputs: LimitedOutputs | None = None) -> dict:
+        """The answer to request `sequence`; its output frames go to `outputs`, other frames (an
+        answer given up on, or one nobody asked for) are dropped."""
         while True:
-            now = time.monotonic()
-            if now > deadline:
-                deadline = self.overdue(interrupted, f"ядро Python не остановилось после прерывания (лимит {timeout:g} с)")
-                interrupted, now = True, time.monotonic()
-            if select.select([self.channel], [], [], min(0.2, max(deadline - now, 0)))[0]:
-                frame = self.read_frame(deadline)
-                if frame is None:
-                    return agent_error(self.broken)
-                sequence, data = frame
-                if sequence != self.sequence:
-                    continue              # an answer to a request given up on, or not asked for
-                return {"timeout": "wall"} if interrupted else parse_answer(data)
-            self.check_alive()
-            ended = self.serving_ended()
-            if ended is not None:
-                return {"timeout": "wall"} if interrupted else agent_error(f"(агент проверки в ядре не ответил: {ended})")
+            got, data = self.read_frame(deadline, limit)
+            if got == sequence | OUTPUT:
+                if outputs is not None:
+                    outputs.add_frame(data)
+            elif got == sequence:
+                return parse_answer(data)
 
-    def read_frame(self, deadline: float) -> tuple[int, bytes] | None:
-        """One answer frame; None (and the channel broken) when it is too big, cut or late."""
-        try:
-            self.channel.settimeout(max(deadline - time.monotonic(), 0.01))
-            header = self.receive(agent_module.FRAME.size)
-            sequence, size = agent_module.FRAME.unpack(header)
-            if size > self.max_answer_chars:
-                self.broken = "(ответ слишком большой)"
-                return None
-            return sequence, self.receive(size)
-        except (OSError, EOFError):
-            self.check_alive(wait=self.interrupt_grace)    # a closed channel: most likely a dead kernel
-            self.broken = "(агент проверки в ядре ответил не полностью)"
-            return None
+    def read_frame(self, deadline: float, limit: str) -> tuple[int, bytes]:
+        sequence, size = FRAME.unpack(self.receive(FRAME.size, deadline, limit))
+        if size > self.max_answer_chars:
+            self.kill(f"ядро Python прислало проверке {size} байт одним куском (можно не больше "
+                      f"{self.max_answer_chars}) и было остановлено")
+            raise KernelDied(self.dead)
+        return sequence, self.receive(size, deadline, limit)
 
-    def receive(self, size: int) -> bytes:
+    def receive(self, size: int, deadline: float, limit: str) -> bytes:
+        """`size` bytes, read by `deadline`; the sandbox is stopped when they do not come by then."""
         data = bytearray()
         while len(data) < size:
-            chunk = self.channel.recv(min(size - len(data), 1 << 20))
-            if not chunk:
-                raise EOFError
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill(f"ядро Python не ответило и не остановилось само ({limit}) и было остановлено")
+                raise KernelStuck(self.dead)
+            if not select.select([self.channel], [], [], min(0.2, left))[0]:
+                self.check_alive()
+                continue
+            try:
+                chunk = self.channel.recv(min(size - len(data), 1 << 20))
+            except OSError:
+                chunk = b""
+            if not chunk:         # its end is closed: most likely it died
+                self.check_alive(wait=self.interrupt_grace)
+                self.kill("ядро Python закрыло канал проверки")
+                raise KernelDied(self.dead)
             data += chunk
         return bytes(data)
-
-    def discard_unasked(self) -> None:
-        """Bytes nobody asked for (the agent answers only requests) are dropped."""
-        self.channel.setblocking(False)
-        try:
-            while self.channel.recv(1 << 20):
-                pass
-        except (BlockingIOError, InterruptedError):
-            pass
-        except OSError as e:
-            self.broken = f"(канал агента проверки закрыт: {e})"
-
-    def serving_ended(self, budget: float = 0.05) -> str | None:
-        """If the execution serving the channel has ended: how (else None). Reads what has arrived
-        for at most `budget` seconds, so that a flood of messages cannot hold the caller."""
-        reply = self.shell_reply()     # on a socket of its own, which an iopub flood cannot crowd out
-        if reply is not None:
-            self.serving = self.current = None
-            self.drain_shell()
-            return reply_error(reply) or "приём запросов остановлен"
-        error, until = None, time.monotonic() + budget
-        while time.monotonic() < until:
-            try:
-                msg = self.iopub_message(0)
-            except queue.Empty:
-                return None
-            if msg is None:
-                continue
-            kind, content = msg["header"]["msg_type"], msg["content"]
-            if kind == "error":
-                error = f"{str(content.get('ename'))[:200]}: {str(content.get('evalue'))[:2000]}"
-            if kind == "status" and content.get("execution_state") == "idle":
-                self.serving = self.current = None
-                self.drain_shell()
-                return error or "приём запросов остановлен"
-        return None
-
-    def iopub_message(self, timeout: float) -> dict | None:
-        """The next message on iopub: parsed if it belongs to the current execution, None if it was
-        dropped unparsed (too big, malformed, or not ours); queue.Empty if none came in `timeout` s.
-
-        jupyter_client would parse every frame first (a parent header of 200,000 dates takes
-        seconds); here the sizes and the parent's msg_id are checked on the raw frames, and extra
-        buffers are never read."""
-        socket = self.kc.iopub_channel.socket
-        if not socket.poll(int(timeout * 1000)):
-            raise queue.Empty
-        return self.checked_message(socket.recv_multipart(copy=False))
-
-    def shell_reply(self, most: int = 100) -> dict | None:
-        """The kernel's execute_reply to the current execution, if it has come (other messages on
-        the shell socket are dropped unparsed; at most `most` are read at a time)."""
-        socket = self.kc.shell_channel.socket
-        for _ in range(most):
-            if not socket.poll(0):
-                return None
-            msg = self.checked_message(socket.recv_multipart(copy=False))
-            if msg is not None and msg["header"]["msg_type"] == "execute_reply":
-                return msg
-        return None
-
-    def checked_message(self, frames: list) -> dict | None:
-        for k, frame in enumerate(frames):
-            if len(frame) == len(DELIM) and frame.bytes == DELIM:
-                break
-        else:
-            return None
-        parts = frames[k + 1:k + 6]          # signature, header, parent, metadata, content; buffers ignored
-        if len(parts) < 5 or self.current is None:
-            return None
-        _, header, parent, metadata, content = parts
-        if (len(header) > SMALL_FRAME or len(parent) > SMALL_FRAME or len(metadata) > 16 * SMALL_FRAME
-                or len(content) > self.max_message_bytes):
-            return None
-        try:
-            if json.loads(parent.bytes).get("msg_id") != self.current:
-                return None
-            msg = self.kc.session.deserialize([p.bytes for p in parts])
-        except Exception:                   # a bad signature, not JSON, a parent that is not a dict…
-            return None
-        ok = (isinstance(msg.get("header"), dict) and isinstance(msg["header"].get("msg_type"), str)
-              and isinstance(msg.get("content"), dict))
-        return msg if ok else None
 
     def check_alive(self, wait: float = 0) -> None:
         """Raise KernelDied if the kernel is gone (or goes within `wait` seconds)."""
         deadline = time.monotonic() + wait
         while True:
-            if not self.km.is_alive():
+            if self.process.poll() is not None:
                 self.dead = "ядро Python остановилось (os._exit, сбой, нехватка памяти или процессорного времени)"
                 if self.cgroup is not None and self.cgroup.oom_killed():
                     self.dead = (f"ядро Python остановлено: процессы блокнота вместе заняли больше "
@@ -427,103 +342,21 @@ class KernelSession(LoggingConfigurable):
                 return
             time.sleep(0.05)
 
-    def stop_serving(self) -> None:
-        """End the agent's execution (an empty frame), so that the next cell can run."""
-        try:
-            self.channel.settimeout(self.interrupt_grace)
-            self.channel.sendall(agent_module.FRAME.pack(0, 0))
-        except OSError:
-            pass
-        deadline, interrupted = time.monotonic() + self.interrupt_grace, False
-        while self.serving_ended() is None:
-            self.check_alive()
-            if time.monotonic() > deadline:
-                deadline, interrupted = self.overdue(interrupted, "агент проверки в ядре не вернул управление"), True
-            time.sleep(0.005)
-
-    def overdue(self, interrupted: bool, reason: str) -> float:
-        """A deadline has passed: the first time the kernel is interrupted and gets `interrupt_grace`
-        more seconds (the new deadline is returned); the second time it is killed."""
-        if interrupted:
-            self.kill(reason)
-            raise KernelStuck(self.dead)
-        self.km.interrupt_kernel()
-        return time.monotonic() + self.interrupt_grace
-
-    # -- the protocol ----------------------------------------------------------------------------
-    def execute(self, code: str, silent: bool, timeout: float) -> CellRun:
-        if self.dead:
-            raise KernelDied(self.dead)
-        if self.serving is not None:
-            self.stop_serving()
-        msg_id = self.current = self.kc.execute(code, silent=silent, store_history=not silent,
-                                                allow_stdin=False, stop_on_error=False)
-        outputs = LimitedOutputs(self.max_output_chars)
-        run = CellRun()
-        deadline, interrupted, replied = time.monotonic() + timeout, False, None
-        while True:
-            now = time.monotonic()
-            if now > deadline:
-                deadline = self.overdue(interrupted, f"ядро Python не остановилось после прерывания (лимит {timeout:g} с)")
-                interrupted = True
-            if replied is None:
-                reply = self.shell_reply()
-                if reply is not None:
-                    replied = now
-                    run.error = run.error or reply_error(reply, split=True)
-            elif now > replied + self.output_grace:
-                break            # the reply came, iopub's "idle" did not: a kernel flooding its own iopub
-            try:
-                msg = self.iopub_message(0.2)
-            except queue.Empty:
-                self.check_alive()
-                continue
-            if msg is None:
-                continue
-            kind, content = msg["header"]["msg_type"], msg["content"]
-            if kind == "status" and content.get("execution_state") == "idle":
-                break
-            if kind == "error":
-                run.error = (str(content.get("ename"))[:200], str(content.get("evalue"))[:2000])
-            if not silent:
-                try:
-                    outputs.add(msg)
-                except Exception:           # an output nbformat cannot make sense of is left out
-                    pass
-        self.current = None
-        self.drain_shell()
-        run.outputs = outputs.outputs
-        if interrupted:
-            run.error = ("Timeout", f"{timeout:g}")
-        return run
-
-    def drain_shell(self, most: int = 100) -> None:
-        """Drop the kernel's replies on the shell socket unread (the grader uses none of them); at
-        most `most` at a time, so that a flood cannot hold the grader."""
-        socket = self.kc.shell_channel.socket
-        for _ in range(most):
-            if not socket.poll(0):
-                return
-            socket.recv_multipart(copy=False)
-
     def kill(self, reason: str) -> None:
-        self.dead = reason
+        self.dead = self.dead or reason
+        self.stop_process()
+
+    def stop_process(self) -> None:
+        """SIGKILL to the sandbox's process group (under bubblewrap its pid namespace goes with it)."""
+        for stop in (lambda: os.killpg(self.process.pid, signal.SIGKILL), self.process.kill):
+            try:
+                stop()
+            except OSError:
+                pass
         try:
-            self.km.shutdown_kernel(now=True)
-        except Exception:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
             pass
-
-
-class SandboxKernelManager(KernelManager):
-    """A KernelManager whose kernel command is given, not looked up among installed kernelspecs."""
-
-    def __init__(self, spec: KernelSpec, **kwargs):
-        super().__init__(**kwargs)
-        self._sandbox_spec = spec
-
-    @property
-    def kernel_spec(self):
-        return self._sandbox_spec
 
 
 class LocalSession:

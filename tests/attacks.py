@@ -245,24 +245,26 @@ try:
 except Exception as e:
     print("tmp stopped:", type(e).__name__)
 ''',
-    # the kernel floods Jupyter's iopub for the rest of the notebook: parent headers of 200,000 dates
-    # (seconds for jupyter_client to parse), a parent that is a list, big extra frames, and a cell's
-    # own (forged) error outputs of 1 MB each: dropped unread or cut at the output limit
-    "jupyter_flood": '''
-import threading, time
-_k = get_ipython().kernel
-_dates = {"msg_id": "x", "dates": ["2020-01-01T00:00:00.000000Z"] * 200_000}
-def _flood():
+    # the sandbox's one way out, its socket to the grader (found among its open files), flooded:
+    # forged answers to the next hundreds of requests, forged outputs of 1 MB errors, and a thread
+    # that keeps writing frames for the rest of the notebook, interleaved with the host's own
+    "channel_flood": '''
+import json, os, stat, struct, threading, time
+fds = [int(f) for f in os.listdir("/proc/self/fd") if stat.S_ISSOCK(os.fstat(int(f)).st_mode)]
+def frame(fd, seq, obj):
+    data = json.dumps(obj).encode()
+    os.write(fd, struct.pack(">II", seq, len(data)) + data)
+for fd in fds:
+    for seq in range(1, 300):
+        frame(fd, seq, {"value": 17})
+        frame(fd, seq, {"value": {"D": [[["a", "b"], 3]]}})
+        frame(fd, seq | 2**31, {"output_type": "error", "ename": "E", "evalue": "x" * 2**16, "traceback": ["y" * 2**16]})
+def flood():
     while True:
-        for parent in (_dates, [1, 2]):
-            _k.session.send(_k.iopub_socket, {"header": _k.session.msg_header("stream"), "parent_header": parent,
-                            "metadata": {}, "content": {"name": "stdout", "text": "x"}, "msg_id": "", "msg_type": "stream"})
-        _k.session.send(_k.iopub_socket, "stream", {"name": "stdout", "text": "x"}, buffers=[b"0" * 2**24])
-        time.sleep(0.2)
-threading.Thread(target=_flood, daemon=True).start()
-for i in range(25):
-    _k.session.send(_k.iopub_socket, "error", {"ename": "E", "evalue": "x" * 2**20, "traceback": ["y" * 2**20]},
-                    parent=_k.get_parent())
+        for fd in fds:
+            frame(fd, 5, {"output_type": "stream", "name": "stdout", "text": "x" * 2**16})
+        time.sleep(0.05)
+threading.Thread(target=flood, daemon=True).start()
 ''',
     # outputs that would run in the instructor's browser (formgrader) if shown as they are
     "active_outputs": '''

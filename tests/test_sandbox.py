@@ -1,4 +1,5 @@
-"""The student's kernel from the grader's side: calls are limited, a stuck kernel is stopped."""
+"""The student's sandboxed process from the grader's side: calls are limited, a stuck one is stopped, what it
+sends is bounded."""
 import os
 import time
 
@@ -72,18 +73,16 @@ def test_calls_and_cells_take_turns_and_a_calls_output_stays_out_of_the_cells(ke
     assert remote.call("twice", ("a\ud800",), {}) == "a\ud800a\ud800"     # lone surrogates cross both ways
 
 
-def test_a_frame_nobody_asked_for_is_dropped_and_a_huge_one_ends_the_answers(kernel):
+def test_a_frame_nobody_asked_for_is_dropped_and_one_above_the_cap_stops_the_sandbox(kernel):
     define(kernel, "import os, struct\n"
                    "def ok():\n    return 1\n"
-                   "def forge(fd, size):\n    os.write(fd, struct.pack('>II', 2, size))\n    return 0")
+                   "def forge(fd, size):\n    os.write(fd, struct.pack('>II', 7, size))\n    return 0")
     remote = Remote(kernel)
-    kernel.run_cell(f"os.write({kernel.agent_fd}, struct.pack('>II', 1, 2) + b'{{}}')")   # before any request
+    kernel.run_cell(f"os.write({kernel.agent_fd}, struct.pack('>II', 1, 2) + b'{{}}')")   # an answer to nothing
     assert remote.call("ok", (), {}) == 1
-    with pytest.raises(Exception, match="ответ слишком большой"):
+    with pytest.raises(KernelGone, match="одним куском"):
         remote.call("forge", (kernel.agent_fd, 2**31), {})
-    with pytest.raises(Exception, match="ответ слишком большой"):
-        remote.call("ok", (), {})            # the channel carries nothing more from this kernel
-    assert kernel.run_cell("print(2)").outputs[0].text == "2\n"   # cells still run
+    assert kernel.dead and kernel.process.poll() is not None
 
 
 @pytest.mark.parametrize("mode", ["limits", "off"])
@@ -101,51 +100,66 @@ def test_without_bubblewrap_the_kernel_still_grades_with_a_clean_environment(mod
         session.close()
 
 
-# -- what the kernel sends on Jupyter's sockets is read raw, bounded, and dropped unless it is ours ----
-FLOOD = '''
-import threading, time
-_k = get_ipython().kernel
-_dates = {"msg_id": "not-ours", "dates": ["2020-01-01T00:00:00.000000Z"] * 200_000}   # ~6 MB to parse
-def _msg(parent, content=None, kind="stream"):
-    return {"header": _k.session.msg_header(kind), "parent_header": parent, "metadata": {},
-            "content": content or {"name": "stdout", "text": "flood\\n"}, "msg_id": "", "msg_type": kind}
-def _flood():
-    while True:
-        _k.session.send(_k.iopub_socket, _msg(_dates))
-        _k.session.send(_k.iopub_socket, _msg([1, 2, 3]))                     # a parent that is a list
-        _k.session.send(_k.iopub_socket, _msg({"msg_id": "x"}), buffers=[b"\\0" * (8 * 2**20)] * 4)   # extra frames
-        time.sleep(0.05)
-threading.Thread(target=_flood, daemon=True).start()
-'''
+# -- what the sandbox sends is read in frames, capped, checked, and dropped unless it is asked for ------
+FORGED = """
+import json, os, struct
+def frame(seq, obj):
+    data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    os.write(FD, struct.pack(">II", seq, len(data)) + data)
+big = "x" * 2**20
+for seq in range(1, 20):        # the running cell's sequence number is one of these
+    out = seq | 2**31
+    frame(out, {"output_type": "error", "ename": "E", "evalue": big, "traceback": [big] * 3})
+    frame(out, {"output_type": "display_data", "data": {"text/html": big}, "metadata": {}})
+    frame(out, {"output_type": "stream", "name": "stdout", "text": big})
+    frame(out, {"output_type": "display_data", "data": {}, "metadata": []})
+    frame(out, {"output_type": "stream", "name": 7, "text": ["not an output"]})
+    frame(out, b"[" * 100000)                                  # not JSON: too deep to parse
+    frame(seq + 1000, {"value": "an answer to nothing asked"})
+raise ValueError("the end")
+"""
 
 
-def test_a_flood_on_iopub_is_dropped_unparsed_and_grading_goes_on(kernel, monkeypatch):
-    parsed = []
-    real = kernel.kc.session.deserialize
-    monkeypatch.setattr(kernel.kc.session, "deserialize", lambda parts, *a, **k: parsed.append(
-        max(len(p) for p in parts[1:4])) or real(parts, *a, **k))
-    define(kernel, FLOOD + "def double(x):\n    return 2 * x")
-    remote = Remote(kernel)
-    for i in range(20):
-        assert remote.call("double", (i,), {}) == 2 * i
-        run = kernel.run_cell(f"print({i})")
-        assert run.error is None and [o.text for o in run.outputs] == [f"{i}\n"]
-    assert parsed and max(parsed) <= 16 * 4096        # no parent of dates, no list, no extra frame was parsed
+def test_forged_frames_in_bulk_are_cut_at_the_output_limit_and_grading_goes_on():
+    import nbformat
+    session = KernelSession(Sandbox(), max_output_chars=50_000).start()
+    try:
+        run = session.run_cell(f"FD = {session.agent_fd}\n" + FORGED)
+        assert sum(len(str(o)) for o in run.outputs) < 60_000
+        assert run.error == ("ValueError", "the end")
+        cell = nbformat.v4.new_code_cell("x")
+        cell.outputs = run.outputs
+        nbformat.validate(nbformat.v4.new_notebook(cells=[cell]))     # every output kept is a valid one
+        define(session, "def double(x):\n    return 2 * x")
+        assert Remote(session).call("double", (21,), {}) == 42
+    finally:
+        session.close()
 
 
-def test_our_own_messages_forged_in_bulk_are_cut_at_the_output_limit_errors_included(monkeypatch):
+def test_the_shells_own_outputs_forged_in_bulk_are_cut_at_the_output_limit_errors_included():
     session = KernelSession(Sandbox(), max_output_chars=50_000).start()
     try:
         run = session.run_cell(
-            "_k = get_ipython().kernel\n"
+            "_ip = get_ipython()\n"
             "for i in range(25):\n"
-            "    _k.session.send(_k.iopub_socket, 'error', {'ename': 'E', 'evalue': 'x' * 2**20, "
-            "'traceback': ['y' * 2**20] * 3}, parent=_k.get_parent())\n"
-            "    _k.session.send(_k.iopub_socket, 'display_data', {'data': {'text/plain': 'z' * 2**20}, "
-            "'metadata': {}}, parent=_k.get_parent())\n"
+            "    _ip._showtraceback(ValueError, 'x' * 2**20, ['y' * 2**20] * 3)\n"
+            "    _ip.display_pub.publish({'text/plain': 'z' * 2**20})\n"
             "raise ValueError('the end')")
         assert sum(len(str(o)) for o in run.outputs) < 60_000
         assert run.error == ("ValueError", "the end")
+    finally:
+        session.close()
+
+
+def test_honest_floods_of_output_are_cut_in_the_sandbox_and_never_make_a_frame_too_big():
+    session = KernelSession(Sandbox(), max_answer_chars=2**20).start()    # 1 MiB here (16 MiB by default)
+    try:
+        run = session.run_cell("from IPython.display import HTML, display\nprint('x' * 2**22)\n"
+                               "display(HTML('y' * 2**22))\nraise ValueError('v' * 2**22)")
+        assert run.error[0] == "ValueError" and not session.dead
+        assert "вывод обрезан" in run.outputs[-1].text
+        define(session, "def double(x):\n    return 2 * x")
+        assert Remote(session).call("double", (21,), {}) == 42
     finally:
         session.close()
 
@@ -314,30 +328,16 @@ def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never()
 
 def test_every_kind_of_output_counts_against_a_cells_limit_and_printing_lines_does_not_reach_it():
     from autograder.session import LimitedOutputs
-
-    def msg(kind, **content):
-        return {"header": {"msg_type": kind}, "content": content, "parent_header": {}, "metadata": {}}
     flood = LimitedOutputs(50_000)
     for _ in range(100_000):                          # empty outputs cost something too
-        flood.add(msg("display_data", data={}, metadata={}))
+        flood.add({"output_type": "display_data", "data": {}, "metadata": {}})
     for _ in range(25):                               # 25 tracebacks of 40 MB once wrote a 1 GB notebook
-        flood.add(msg("error", ename="E", evalue="x" * 2**20, traceback=["y" * 2**20] * 40))
+        flood.add({"output_type": "error", "ename": "E", "evalue": "x" * 2**20, "traceback": ["y" * 2**20] * 40})
     assert sum(len(str(o)) for o in flood.outputs) < 60_000
     honest = LimitedOutputs(200_000)
     for i in range(5000):
-        honest.add(msg("stream", name="stdout", text=f"строка {i}\n"))
+        honest.add({"output_type": "stream", "name": "stdout", "text": f"строка {i}\n"})
     assert len(honest.outputs) == 1 and honest.outputs[0].text.endswith("строка 4999\n")
-
-
-def test_a_frame_above_the_limit_is_never_read_and_later_cells_still_end_with_their_errors():
-    session = KernelSession(Sandbox(), max_message_bytes=2**20).start()    # 1 MiB here (32 MiB by default)
-    try:
-        assert session.run_cell("print('x' * 2**21)").outputs == []          # a 2 MiB frame: zmq drops it
-        define(session, "def double(x):\n    return 2 * x")
-        assert session.run_cell("raise ValueError('v')").error == ("ValueError", "v")
-        assert Remote(session).call("double", (21,), {}) == 42
-    finally:
-        session.close()
 
 
 def test_a_clock_replaced_by_the_first_cell_does_not_reach_the_speed_checks(kernel):
