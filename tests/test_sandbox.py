@@ -327,7 +327,7 @@ def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never()
 
 
 def test_every_kind_of_output_counts_against_a_cells_limit_and_printing_lines_does_not_reach_it():
-    from autograder.session import LimitedOutputs
+    from autograder.cell_outputs import LimitedOutputs
     flood = LimitedOutputs(50_000)
     for _ in range(100_000):                          # empty outputs cost something too
         flood.add({"output_type": "display_data", "data": {}, "metadata": {}})
