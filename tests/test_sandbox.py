@@ -7,7 +7,7 @@ import pytest
 
 from autograder.remote import KernelGone, Remote
 from autograder.sandbox import Sandbox
-from autograder.session import KernelDied, KernelSession
+from autograder.session import KernelDied, KernelSession, KernelStuck
 from bpe_course import checks
 
 
@@ -355,3 +355,29 @@ def test_the_agent_knows_every_check_helper_that_runs_in_the_kernel():
     import re
     from autograder.agent import check_helpers
     assert set(check_helpers()) == set(re.findall(r'remote_helper\("(\w+)"', inspect.getsource(checks)))
+
+
+# -- the socket is the sandbox's: what it does to it can end its own grading, nothing more ----------
+@pytest.mark.parametrize("code", [
+    "import os\nos.dup2(FD, 1)\nos.write(1, b'hello, grader' * 1000)",        # its output poured into the socket
+    "import os\nos.close(FD)",                                                 # the socket closed
+    "import os, struct\nos.write(FD, struct.pack('>II', 5, 100) + b'{')",     # a frame that never ends
+])
+def test_a_sandbox_that_breaks_its_socket_is_stopped_and_says_so(code):
+    session = KernelSession(Sandbox(), cell_timeout=5, interrupt_grace=2).start()
+    try:
+        with pytest.raises((KernelDied, KernelStuck)):
+            session.run_cell(f"FD = {session.agent_fd}\n" + code)
+            session.run_cell("print(1)")
+        assert session.dead and session.process.poll() is not None
+    finally:
+        session.close()
+
+
+def test_frames_for_other_requests_while_the_grader_waits_are_dropped_and_the_answer_is_the_real_one(kernel):
+    define(kernel, f"import os, struct, threading, json\nFD = {kernel.agent_fd}\n"
+                   "def noise():\n    data = json.dumps({'value': 'forged'}).encode()\n"
+                   "    for seq in range(100000, 100400):\n"
+                   "        os.write(FD, struct.pack('>II', seq, len(data)) + data)\n"
+                   "def slow_double(x):\n    noise()\n    return 2 * x")
+    assert Remote(kernel).call("slow_double", (21,), {}) == 42
