@@ -16,6 +16,7 @@ The grader sends this module's source into the sandbox, where it is installed as
 `_bpe_agent` (with `wire` as `_bpe_wire`); it imports the standard library only, and the course's
 check helpers where they are installed (`check_helpers`).
 """
+import gc
 import json
 import signal
 import sys
@@ -85,7 +86,13 @@ class Agent:
             target, args = self.helpers[helper], [function, *args]
         else:
             target = function
+        if request.get("gc_off"):     # timed by the grader: a collection of earlier garbage is not its work
+            return self.answer(lambda: without_gc(lambda: target(*args, **kwargs)), request.get("seconds", 60))
         return self.answer(lambda: target(*args, **kwargs), request.get("seconds", 60))
+
+    def op_collect(self, request):
+        gc.collect()
+        return {"collected": True}
 
     def op_next(self, request):
         """The next items of a generator: up to `count`, fewer when it stops or fails (said after them)."""
@@ -133,6 +140,14 @@ class Agent:
             return {"unsupported": e.type_name}
         except BaseException as e:    # the student's exception, reported as data
             return {"error": describe_exception(e)}
+
+
+def without_gc(compute):
+    gc.disable()
+    try:
+        return compute()
+    finally:
+        gc.enable()
 
 
 class cpu_limit:
@@ -186,14 +201,15 @@ def is_notebook_code(filename: str) -> bool:
 
 def check_helpers() -> dict:
     """bpe_course.checks' helpers, imported when the agent is installed, before the notebook's code
-    runs: the clocks and tracemalloc functions they measure with are taken then, so a cell that
-    replaces `time.process_time` later does not reach them. (A student who patches the module itself
-    can fake their own measurements, as anything in this process; the guard lists such code.)"""
+    runs: the tracemalloc functions they measure with are taken then, so a cell that replaces them
+    later does not reach them. (A student who patches the module itself can fake their own memory
+    figures, as anything in this process; the guard lists such code.) `cpu_seconds` is not among
+    them: while grading, the grader times each call from outside this process (`Remote.timed_calls`)."""
     try:
         from bpe_course import checks
     except ImportError:          # outside the course (a bare kernel in tests): no helpers
         return {}
-    return {name: getattr(checks, name) for name in ("changed_args", "timeline", "cpu_seconds", "stream_memory",
+    return {name: getattr(checks, name) for name in ("changed_args", "timeline", "stream_memory",
                                                      "calls_on_one_table") if hasattr(checks, name)}
 
 

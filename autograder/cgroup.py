@@ -21,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 V1 = ("memory", "cpu", "pids")
+V1_ACCOUNTING = "cpuacct"     # v1's CPU usage, where it is not mounted together with `cpu`
 PREFIX = "bpe-sandbox-"
 STALE_SECONDS = 3600
 V2_CONTROLLERS = {"memory", "cpu", "pids"}
@@ -34,6 +35,13 @@ def own_path(controller: str) -> str:
         if (controller and controller in names.split(",")) or (not controller and names == ""):
             return path.lstrip("/")
     raise OSError(f"the grader is in no {controller or 'v2'} cgroup")
+
+
+def own_path_or_none(controller: str) -> str:
+    try:
+        return own_path(controller)
+    except OSError:
+        return "/nonexistent"
 
 
 def version() -> int | None:
@@ -84,6 +92,10 @@ class SandboxCgroup:
             group.write("pids.max", processes)
             return group
         if v == 1:
+            accounting = ROOT / V1_ACCOUNTING / own_path_or_none(V1_ACCOUNTING)
+            if not (parents[1] / "cpuacct.usage").exists() and os.access(accounting, os.W_OK):
+                remove_stale([accounting])
+                parents.append(accounting)
             folders = [parent / name for parent in parents]
             for folder in folders:
                 folder.mkdir()
@@ -128,6 +140,18 @@ class SandboxCgroup:
         """The most memory the sandbox held at once (bytes)."""
         text = self.read("memory.max_usage_in_bytes" if self.version == 1 else "memory.peak")
         return int(text) if text.strip().isdigit() else 0
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds all its processes have used, as the kernel counts them (None where the host does
+        not account CPU per cgroup)."""
+        if self.version == 2:
+            for line in self.read("cpu.stat").splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec" and value.strip().isdigit():
+                    return int(value) / 1e6
+            return None
+        text = self.read("cpuacct.usage").strip()
+        return int(text) / 1e9 if text.isdigit() else None
 
     def oom_killed(self) -> int:
         """How many of its processes the memory limit killed."""

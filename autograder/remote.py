@@ -123,13 +123,33 @@ class Remote:
 
     def call(self, name: str, args: tuple, kwargs: dict, seconds: float | None = None, helper: str | None = None):
         seconds = seconds or checks.call_seconds() or self.call_seconds
+        if helper == "cpu_seconds":
+            return self.timed_calls(name, args[0], seconds)
+        return self.result(self.ask(self.call_request(name, args, kwargs, helper), seconds), name, seconds)
+
+    def call_request(self, name: str, args, kwargs: dict, helper: str | None = None, **extra) -> dict:
         try:
-            request = {"op": "call", "name": name, "helper": helper,
-                       "args": [self.argument(a) for a in args],
-                       "kwargs": {k: self.argument(v) for k, v in kwargs.items()}}
+            return {"op": "call", "name": name, "helper": helper, "args": [self.argument(a) for a in args],
+                    "kwargs": {k: self.argument(v) for k, v in kwargs.items()}, **extra}
         except wire.Unsupported as e:
             raise TypeError(f"a check passed a {e.type_name} to the student's {name}") from None
-        return self.result(self.ask(request, seconds), name, seconds)
+
+    def timed_calls(self, name: str, calls, seconds: float) -> list:
+        """checks.cpu_seconds while grading: [[result, CPU seconds], …] for each args of `calls`, each
+        call timed by the grader from outside the student's process (`session.cpu_clock`), from the
+        moment its arguments arrive to the moment its result has gone: nothing the notebook does to
+        its clocks or to the agent changes the figure (a student's process can only make it larger)."""
+        if self.session.cpu_clock() is None:
+            raise checks.CheckFailed("время вызова не удалось измерить: часы процессорного времени ядра недоступны")
+        out = []
+        for args in calls:
+            request = self.call_request(name, args, {}, gc_off=True)
+            self.ask({"op": "collect"}, self.call_seconds)    # earlier garbage is not this call's work
+            start = self.session.cpu_clock()
+            answer = self.ask(request, seconds)
+            used = self.session.cpu_clock() - start
+            out.append([self.result(answer, name, seconds), used])
+        return out
 
     def next_items(self, handle: int, name: str, count: int) -> tuple[list, BaseException | None]:
         """Up to `count` next items of a generator, and what ended them (StopIteration, an error) or None."""

@@ -95,6 +95,7 @@ class KernelSession(LoggingConfigurable):
         self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))
         self.uid: int | None = None
         self.cgroup = None                    # autograder.cgroup.SandboxCgroup, where the host has them
+        self.host_clock: int | None = None    # the CPU-time clock of the process the cells run in
 
     # -- life cycle ------------------------------------------------------------------------------
     def start(self) -> "KernelSession":
@@ -123,6 +124,7 @@ class KernelSession(LoggingConfigurable):
         if ready.get("ready") is not True:
             self.kill("ядро Python ответило на запуск не так, как ожидалось")
             raise KernelDied(self.dead)
+        self.host_clock = process_cpu_clock(host_pid(self.process.pid))   # before any cell of the student's
         return self
 
     def close(self) -> None:
@@ -168,6 +170,18 @@ class KernelSession(LoggingConfigurable):
         """Pass one request to the agent; its parsed answer (a dict), {"timeout": "wall"} when the
         sandbox stopped the call at `timeout` seconds."""
         return self.exchange({**request, "wall": timeout}, timeout)
+
+    def cpu_clock(self) -> float | None:
+        """CPU seconds the sandbox has used, read from outside it, where nothing in it can set them: its
+        cgroup's (every process it forked included), else the CPU-time clock of the process the cells
+        run in (its threads included, its children not); None when neither can be read."""
+        used = self.cgroup.cpu_seconds() if self.cgroup is not None else None
+        if used is None and self.host_clock is not None:
+            try:
+                used = time.clock_gettime(self.host_clock)
+            except OSError:
+                self.check_alive()
+        return used
 
     # -- the socket ------------------------------------------------------------------------------
     def exchange(self, request: dict, timeout: float, outputs: LimitedOutputs | None = None) -> dict:
@@ -262,6 +276,35 @@ class KernelSession(LoggingConfigurable):
             pass
 
 
+def host_pid(launched: int) -> int:
+    """The process the cells run in: the deepest descendant of the launched one (under bubblewrap its
+    own processes come between), looked up before any cell of the student's has run."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    pid = launched
+    while len(children.get(pid, [])) == 1:
+        pid = children[pid][0]
+    return pid
+
+
+def process_cpu_clock(pid: int) -> int | None:
+    """The id of `pid`'s CPU-time clock (clock_getcpuclockid), or None where there is none."""
+    try:
+        import ctypes
+        clock = ctypes.c_int()
+        if ctypes.CDLL(None, use_errno=True).clock_getcpuclockid(pid, ctypes.byref(clock)) == 0:
+            return clock.value
+    except (OSError, AttributeError):
+        pass
+    return None
+
+
 class LocalSession:
     """The same cells and the same agent, in this process: for proving the graded checks fast.
 
@@ -300,6 +343,11 @@ class LocalSession:
         if run.error:
             run.outputs.append(error_output(*run.error))
         return run
+
+    @staticmethod
+    def cpu_clock() -> float:
+        """This process's CPU time: a request's whole round trip is in it, as in a sandbox's clock."""
+        return time.process_time()
 
     def request(self, request: dict, timeout: float) -> dict:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):

@@ -340,21 +340,36 @@ def test_every_kind_of_output_counts_against_a_cells_limit_and_printing_lines_do
     assert len(honest.outputs) == 1 and honest.outputs[0].text.endswith("строка 4999\n")
 
 
-def test_a_clock_replaced_by_the_first_cell_does_not_reach_the_speed_checks(kernel):
-    """07 grades speed by CPU time measured in the kernel (checks.cpu_seconds). The agent imports the
-    check helpers before any cell runs, so a cell that replaces the clock first fakes nothing."""
-    define(kernel, "import time\ntime.process_time = lambda: 0.0\n"
+def test_a_clock_or_an_agent_replaced_by_the_notebook_fakes_no_speed_figure(kernel):
+    """07 grades speed by CPU time (checks.cpu_seconds). While grading, the grader reads the sandbox's
+    CPU time itself around each call: a notebook that replaces the clock, or the agent's own timing
+    helper, reports nothing of its own making."""
+    define(kernel, "import sys, time\ntime.process_time = lambda: 0.0\n"
+                   "sys.modules['_bpe_agent'].agent.helpers['cpu_seconds'] = lambda fn, calls: [[fn(*a), 1e-9] for a in calls]\n"
                    "def busy(n):\n    return sum(i * i for i in range(n))")
-    remote = Remote(kernel)
-    (result, seconds), = remote.bind({"busy"})["busy"].remote_helper("cpu_seconds", [[2_000_000]])
-    assert result == sum(i * i for i in range(2_000_000)) and seconds > 0
+    (result, seconds), = Remote(kernel).bind({"busy"})["busy"].remote_helper("cpu_seconds", [[5_000_000]])
+    assert result == sum(i * i for i in range(5_000_000)) and seconds > 0.05
+
+
+@needs_cgroups
+def test_work_done_in_a_forked_child_counts_in_a_calls_cpu_time():
+    session = KernelSession(Sandbox(cgroups="on")).start()
+    try:
+        define(session, "import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
+                        "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
+                        "    os.close(w)\n    os.wait()\n    return int(os.read(r, 100))")
+        (result, seconds), = Remote(session).bind({"busy"})["busy"].remote_helper("cpu_seconds", [[5_000_000]])
+        assert result == sum(i * i for i in range(5_000_000)) and seconds > 0.05
+    finally:
+        session.close()
 
 
 def test_the_agent_knows_every_check_helper_that_runs_in_the_kernel():
     import inspect
     import re
     from autograder.agent import check_helpers
-    assert set(check_helpers()) == set(re.findall(r'remote_helper\("(\w+)"', inspect.getsource(checks)))
+    timed_by_the_grader = {"cpu_seconds"}
+    assert set(check_helpers()) | timed_by_the_grader == set(re.findall(r'remote_helper\("(\w+)"', inspect.getsource(checks)))
 
 
 # -- the socket is the sandbox's: what it does to it can end its own grading, nothing more ----------
