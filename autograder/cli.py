@@ -17,9 +17,12 @@ from pathlib import Path
 from bpe_course.vocab import offline_tiktoken
 
 from . import cgroup
-from .batch import Cache, ClassGrader, default_jobs, merge_gradebook, merge_outputs, parse_shard
+from .batch import ClassGrader, parse_shard
+from .cache import Cache
 from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from . import lms as lms_files
+from .outputs import merge_gradebook, merge_outputs
+from .pool import default_jobs
 from .report import grade_table, read_roster, terminal_text, test_report, write_canvas_import, write_roster
 from .results import ERROR, GRADED, NOT_GRADED
 from .sandbox import Sandbox

@@ -3,9 +3,9 @@ folder rule; Canvas warns about Moodle ids. (The full round trip: test_round_tri
 import csv
 
 import lms_importers
-from autograder.batch import Outcome, write_outputs
 from autograder.cli import export_grades
 from autograder.lms import moodle_folder, write_moodle_feedback_zip, write_moodle_worksheet
+from autograder.outputs import Outcome, write_outputs
 from autograder.report import write_roster
 from autograder.results import GRADED, Result
 
