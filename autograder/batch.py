@@ -1,6 +1,6 @@
 """Grading a whole class: the pipeline that turns a class of submissions into grades, feedback and a gradebook.
 
-The class grader prepares the course once (autograder.course.PreparedCourse), looks up every
+The class grader takes the prepared course (autograder.course.PreparedCourse), looks up every
 submitted notebook in its cache (autograder.cache), sends the rest to `jobs` worker processes
 (autograder.pool, autograder.worker) and, as each result arrives, caches it, records it in the
 class gradebook (autograder.gradebook) and keeps its feedback page; at the end — or at a Ctrl-C —
@@ -82,7 +82,28 @@ class ClassGrader:
         since = self.cache.force_since(self.force)
         known: dict[tuple[str, str], Result] = {}       # (student, notebook) → its result
         html: dict[tuple[str, str], str | None] = {}    # (student, notebook) → its feedback page
-        tasks = deque()
+        tasks, outcome.from_cache = self.look_up(found, students, since, known, html)
+        try:
+            self.run(tasks, known, html)
+            if since is not None:
+                self.cache.force_done()
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+        order = {n: i for i, n in enumerate(self.notebooks)}
+        outcome.results = sorted(known.values(), key=lambda r: (r.student, order[r.notebook]))
+        outcome.pending = [(s, n) for s in students for n in self.notebooks
+                           if (s, n) not in known and n in found.students[s]]
+        outcome.seconds = time.monotonic() - started
+        write_outputs(outcome, self.notebooks, out, html if self.feedback else None, self.settings, work=self.work)
+        return outcome
+
+    def look_up(self, found: Class, students: list[str], since: float | None, known: dict,
+                html: dict) -> tuple[deque, int]:
+        """Fill `known` and `html` with what needs no grading — a notebook not submitted (`missing`), a
+        result cached under the same key (and graded after `since`, during a forced regrade) — and
+        return the tasks for the rest, and how many came from the cache. During a forced regrade
+        an older result is kept in `known` until its task replaces it."""
+        tasks, hits = deque(), 0
         for student in students:
             for name in self.notebooks:
                 course_nb = self.course_notebooks[name]
@@ -98,22 +119,10 @@ class ClassGrader:
                         known[student, name], html[student, name] = old
                 if hit is not None:
                     known[student, name], html[student, name] = hit
-                    outcome.from_cache += 1
+                    hits += 1
                 else:
                     tasks.append(Task(student, name, str(path), self.feedback, key))
-        try:
-            self.run(tasks, known, html)
-            if since is not None:
-                self.cache.force_done()
-        except KeyboardInterrupt:
-            outcome.interrupted = True
-        order = {n: i for i, n in enumerate(self.notebooks)}
-        outcome.results = sorted(known.values(), key=lambda r: (r.student, order[r.notebook]))
-        outcome.pending = [(s, n) for s in students for n in self.notebooks
-                           if (s, n) not in known and n in found.students[s]]
-        outcome.seconds = time.monotonic() - started
-        write_outputs(outcome, self.notebooks, out, html if self.feedback else None, self.settings, work=self.work)
-        return outcome
+        return tasks, hits
 
     def run(self, tasks: deque, known: dict, html: dict) -> None:
         """Grade `tasks` in the workers, keeping each result as it arrives (`receive`) and showing
