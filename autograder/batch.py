@@ -71,8 +71,8 @@ class ClassGrader:
         students = sorted(found.students)
         if shard:
             students = [s for s in students if shard_of(s, shard[1]) == shard[0]]
-        outcome = Outcome(problems=list(found.problems), notebooks=list(self.notebooks))
-        self.names = read_roster(out)
+        outcome = Outcome(problems=list(found.problems), notebooks=list(self.notebooks), roster=read_roster(out))
+        self.names = outcome.roster
         try:
             gradebook.keep_assignments(self.course.root, self.notebooks, self.course.generate_assignments)
         except Exception as e:    # formgrader then shows more assignments; grading goes on

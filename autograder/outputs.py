@@ -31,6 +31,8 @@ class Outcome:
     from_cache: int = 0
     notebooks: list[str] = field(default_factory=list)   # the notebooks graded (an assignment)
     pending: list[tuple[str, str]] = field(default_factory=list)  # (student, notebook) submitted, not graded yet
+    roster: dict[str, str] = field(default_factory=dict)   # student → name (OUT/roster.csv, read once)
+    sources: dict[tuple[str, str], Path] = field(default_factory=dict)  # merged: (student, notebook) → its part
 
     @property
     def complete(self) -> bool:
@@ -96,6 +98,7 @@ def problem_rows(outcome: Outcome) -> list[dict]:
 
 
 def grading_json(part: Path) -> dict:
+    """An output folder's grading.json ({} if it has none: folders written before it existed)."""
     try:
         data = json.loads((part / "grading.json").read_text(encoding="utf-8"))
         return data if isinstance(data, dict) else {}
@@ -103,19 +106,17 @@ def grading_json(part: Path) -> dict:
         return {}
 
 
-def graded_notebooks(part: Path, course: list[str]) -> list[str]:
-    """The notebooks an output folder was graded for (its grading.json; all of the course before it existed)."""
-    return grading_json(part).get("notebooks") or course
-
-
 def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
-    """Combine the output folders of shard runs into the files one run would have written."""
-    chosen = {n for part in parts for n in graded_notebooks(part, course)}
+    """Combine the output folders of shard runs into the files one run would have written (each
+    part's files read once; a notebook in two parts is the later part's)."""
+    records = {part: grading_json(part) for part in parts}
+    chosen = {n for record in records.values() for n in record.get("notebooks") or course}   # before grading.json: all
     notebooks = [n for n in course if n in chosen]
-    outcome, roster = Outcome(notebooks=notebooks), {}
+    outcome, results = Outcome(notebooks=notebooks), {}
     for part in parts:
-        results = json.loads((part / "results.json").read_text(encoding="utf-8"))
-        outcome.results += [result_from_dict(r) for r in results]
+        for r in map(result_from_dict, json.loads((part / "results.json").read_text(encoding="utf-8"))):
+            results[r.student, r.notebook] = r
+            outcome.sources[r.student, r.notebook] = part
         problems = part / "problems.json"
         if problems.exists():
             for row in json.loads(problems.read_text(encoding="utf-8")):
@@ -123,42 +124,36 @@ def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
                     problem = Problem(row.get("file", ""), row.get("student_id", ""), row.get("problem", ""))
                     if problem not in outcome.problems:
                         outcome.problems.append(problem)
-        roster.update(read_roster(part))
-        outcome.pending += [tuple(p) for p in grading_json(part).get("pending", [])]
+        outcome.roster.update(read_roster(part))
+        outcome.pending += [tuple(p) for p in records[part].get("pending", [])]
         if (part / "lms.txt").is_file() and part.resolve() != out.resolve():
             out.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(part / "lms.txt", out / "lms.txt")
         if (part / "feedback").is_dir() and part.resolve() != out.resolve():
             shutil.copytree(part / "feedback", out / "feedback", dirs_exist_ok=True)
-    seen = {}
-    for r in outcome.results:
-        seen[r.student, r.notebook] = r
-    outcome.results = sorted(seen.values(), key=lambda r: (r.student, notebooks.index(r.notebook)
-                                                           if r.notebook in notebooks else len(notebooks)))
-    settings = [grading_json(p).get("settings") for p in parts]
+    outcome.results = sorted(results.values(), key=lambda r: (r.student, notebooks.index(r.notebook)
+                                                              if r.notebook in notebooks else len(notebooks)))
+    settings = [record.get("settings") for record in records.values()]
     write_outputs(outcome, notebooks, out, settings=settings[0] if settings and all(s == settings[0] for s in settings)
                   else None)
-    if roster:
-        write_roster(roster, out)
+    if outcome.roster:
+        write_roster(outcome.roster, out)
     return outcome
 
 
 def merge_gradebook(parts: list[Path], outcome: Outcome, course_root: Path) -> int:
-    """The merged class in one gradebook (formgrader, `nbgrader export`): each part's results with
-    the autograded notebooks from that part's work folder (grading.json's `work`, else PART/work)."""
-    roster, recorded = {}, 0
-    for part in parts:
-        roster.update(read_roster(part))
+    """The merged class in one gradebook (formgrader, `nbgrader export`): each result with the
+    autograded notebook from its part's work folder (grading.json's `work`, else PART/work)."""
+    works = {part: Path(grading_json(part).get("work") or part / "work") for part in parts}
     gradebook.keep_assignments(course_root, outcome.notebooks,
                                PreparedCourse(course_root).generate_assignments)
-    for part in parts:
-        work = Path(grading_json(part).get("work") or part / "work")
-        mine = {(r["student"], r["notebook"]) for r in json.loads((part / "results.json").read_text(encoding="utf-8"))}
-        for result in outcome.results:
-            if (result.student, result.notebook) not in mine or result.status not in (GRADED, BROKEN):
-                continue
-            path = work / "course" / "autograded" / result.student / result.notebook / f"{result.notebook}.ipynb"
-            notebook = nbformat.read(str(path), as_version=4) if result.status == GRADED and path.is_file() else None
-            gradebook.record(course_root, result, notebook, name=roster.get(result.student, ""))
-            recorded += 1
+    recorded = 0
+    for result in outcome.results:
+        part = outcome.sources.get((result.student, result.notebook))
+        if part not in works or result.status not in (GRADED, BROKEN):
+            continue
+        path = works[part] / "course" / "autograded" / result.student / result.notebook / f"{result.notebook}.ipynb"
+        notebook = nbformat.read(str(path), as_version=4) if result.status == GRADED and path.is_file() else None
+        gradebook.record(course_root, result, notebook, name=outcome.roster.get(result.student, ""))
+        recorded += 1
     return recorded
