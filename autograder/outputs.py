@@ -25,7 +25,7 @@ from .submissions import Problem
 class Outcome:
     """What grading (or merging) a class produced: every result known, and what went wrong."""
     results: list[Result] = field(default_factory=list)
-    problems: list = field(default_factory=list)          # submissions.Problem: files that could not be used
+    problems: list[Problem] = field(default_factory=list)   # files that could not be used, outputs not written
     seconds: float = 0.0
     interrupted: bool = False
     from_cache: int = 0

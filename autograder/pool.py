@@ -63,7 +63,7 @@ class Workers:
     def start(self, slot: int) -> None:
         mine, theirs = self.context.Pipe()
         process = self.context.Process(target=worker.main, daemon=True,
-                                       args=(theirs, slot, self.course_root, self.overrides, os.getpid()))
+                                       args=(theirs, self.course_root, self.overrides, os.getpid()))
         process.start()
         theirs.close()
         self.slots[slot] = (process, mine)

@@ -56,7 +56,8 @@ def stop(signum, frame):
     raise SystemExit(128 + signum)
 
 
-def main(conn, slot: int, course_root: str, overrides: dict, parent: int) -> None:
+def main(conn, course_root: str, overrides: dict, parent: int) -> None:
+    """Grade the tasks `conn` brings (see the module's docstring); `parent` is the class grader's pid."""
     os.setsid()
     die_with_parent()
     if os.getppid() != parent:        # the class grader died before the line above
