@@ -17,10 +17,13 @@ from pathlib import Path
 from bpe_course.vocab import offline_tiktoken
 
 from . import cgroup
-from .batch import Cache, ClassGrader, default_jobs, merge_gradebook, merge_outputs, parse_shard
+from .batch import ClassGrader, parse_shard
+from .cache import Cache
 from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from . import lms as lms_files
-from .report import grade_table, read_roster, terminal_text, test_report, write_canvas_import, write_roster
+from .outputs import merge_gradebook, merge_outputs
+from .pool import default_jobs
+from .report import grade_table, terminal_text, test_report, write_canvas_import, write_roster
 from .results import ERROR, GRADED, NOT_GRADED
 from .sandbox import Sandbox
 from .submissions import LMS_PATTERNS, Problem, find_submissions, import_zip, which_lms
@@ -34,7 +37,7 @@ def say(*lines: str) -> None:
 
 
 def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:
-    say("", grade_table(outcome.results, notebooks, read_roster(out)), "")
+    say("", grade_table(outcome.results, notebooks, outcome.roster), "")
     problems = [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results
                 if r.status in NOT_GRADED] + [f"{r.student}/{r.notebook}: {r.feedback_error}" for r in outcome.results
                                               if r.feedback_error] + [str(p) for p in outcome.problems]
@@ -81,11 +84,12 @@ def late_policy(args) -> dict:
 
 def export_grades(kinds: list[str], outcome, out: Path, assignment: str, language: str = "",
                   late: dict | None = None) -> None:
-    """The grades in the learning platforms' import formats, names from OUT/roster.csv. Only a
-    complete run writes them under their final names; otherwise `*.partial.csv`, with a warning."""
+    """The grades in the learning platforms' import formats, names from the roster (OUT/roster.csv, as
+    the run read it). Only a complete run writes them under their final names; otherwise
+    `*.partial.csv`, with a warning."""
     if not kinds:
         return
-    roster = read_roster(out)
+    roster = outcome.roster
     final = outcome.complete
     if not final:
         say("", "!" * 78, "WARNING: not every submitted notebook is graded yet (interrupted, or not reached):",

@@ -3,9 +3,9 @@
 One gradebook for the class: the prepared course directory's `gradebook.db`. Each course
 notebook is its own nbgrader assignment (of one notebook, same name). A graded notebook becomes a
 submission there with an automatic score per test cell — exactly what nbgrader's SaveAutoGrades
-records — and its executed notebook is written where formgrader reads it
-(`autograded/<student>/<assignment>/<notebook>.ipynb`, test cells with the grader's verdicts), next
-to the normalized submission (`submitted/…`). Only the grading process writes here, one notebook
+records — and its executed notebook (test cells with the grader's verdicts, passive outputs only) is
+written where formgrader reads it, `autograded/<student>/<assignment>/<notebook>.ipynb`, and as the
+submission (`submitted/…`), where formgrader lists it. Only the grading process writes here, one notebook
 at a time, so parallel workers never contend for the database.
 """
 import re
@@ -72,25 +72,25 @@ def keep_assignments(course_root: Path, wanted: list[str], generate) -> None:
         generate(missing)
 
 
-def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | None,
-           submitted: nbformat.NotebookNode | None = None, name: str = "") -> None:
-    """Store one graded (or broken: 0, with its reason) notebook: its scores in the gradebook, its
-    files where formgrader counts and shows them (submitted/ and autograded/, with equal
-    timestamps so formgrader does not call it "needs autograding"), the student's name."""
+def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | None, name: str = "") -> None:
+    """Store one graded (or broken: 0, with its reason) notebook: its scores in the gradebook, the
+    executed notebook where formgrader counts and shows it (one file, in submitted/ and autograded/,
+    with equal timestamps so formgrader does not call it "needs autograding"), the student's name."""
     if result.status not in (GRADED, BROKEN):
         return
     if result.status == BROKEN:
-        notebook = submitted = placeholder(result)
+        notebook = placeholder(result)
     root = Path(course_root)
     assignment, student = result.notebook, result.student
     timestamp = datetime.now(timezone.utc)
-    for folder, nb in (("submitted", submitted or notebook), ("autograded", notebook)):
-        if nb is None:
-            continue
-        target = root / folder / student / assignment / f"{assignment}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(review_notebook(nb), str(target))
-        (target.parent / "timestamp.txt").write_text(timestamp.isoformat(" "), encoding="utf-8")
+    if notebook is not None:
+        text = nbformat.writes(review_notebook(notebook))
+        text += "" if text.endswith("\n") else "\n"          # as nbformat.write ends a file
+        for folder in ("submitted", "autograded"):
+            target = root / folder / student / assignment / f"{assignment}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            (target.parent / "timestamp.txt").write_text(timestamp.isoformat(" "), encoding="utf-8")
     first, last = split_name(name)
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")     # nbgrader's own SQLAlchemy warnings while adding a submission

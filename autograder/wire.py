@@ -7,22 +7,22 @@ the built-in types it names and nothing else:
     list  {"L": [...]}     tuple  {"T": [...]}     dict  {"D": [[key, value], ...]}
     set   {"S": [...]}     frozenset {"F": [...]}  bytes {"B": "<base64>"}
 
-`loads` is the grader's side and trusts nothing: it refuses any other shape, values nested deeper
-than `max_depth`, more than `max_items` elements and payloads longer than `max_bytes`, so a hostile
-kernel can make a call fail but can never hand the grader an object with behaviour of its own
-(an `__eq__` that says yes to everything) or exhaust its memory or stack.
+`decode` is the grader's side and trusts nothing: it refuses any other shape, values nested deeper
+than `max_depth` and more than `max_items` elements, so a hostile kernel can make a call fail but
+can never hand the grader an object with behaviour of its own (an `__eq__` that says yes to
+everything), exhaust its memory or stack, or make it build a set of values that all share one hash.
+(The frame that carries a value is size-capped and parsed as JSON by the channel that reads it:
+autograder.session.)
 
-`dumps` is the kernel's side. It runs in the student's process, so nothing depends on it being
-honest; it converts subclasses of the built-in types through the base type's own methods (a
-`Counter` crosses as the dict it is), and names the type of anything else (`Unsupported`).
+`encode` is the sender's side: the agent in the kernel encodes answers with it (and the grader a
+test's arguments). In the student's process nothing depends on it being honest; it converts subclasses of the built-in types through the base type's own
+methods (a `Counter` crosses as the dict it is), and names the type of anything else (`Unsupported`).
 This module uses only the standard library: the grader sends its source into the kernel.
 """
 import base64
-import json
 
 MAX_DEPTH = 64
 MAX_ITEMS = 2_000_000
-MAX_BYTES = 16 * 2**20
 MAX_SAME_HASH = 32           # distinct elements of one container that may share a hash
 _SMALL = 2**61 - 1           # ints below this in size hash to themselves (CPython): they cannot flood
 
@@ -84,27 +84,8 @@ def encode(value):
     return _encode(value, 0)
 
 
-def dumps(value) -> str:
-    return json.dumps(encode(value), ensure_ascii=False, separators=(",", ":"))
-
-
-def loads(text: str, max_depth: int = MAX_DEPTH, max_items: int = MAX_ITEMS, max_bytes: int = MAX_BYTES):
-    """The plain value in `text`, or WireError. Only exact built-in types come out."""
-    if not isinstance(text, str):
-        raise WireError("the payload is not text")
-    if len(text) > max_bytes:
-        raise WireError(f"the value is too large ({len(text)} characters, at most {max_bytes})")
-    try:
-        raw = json.loads(text)
-    except RecursionError:
-        raise WireError("the value is nested too deeply") from None
-    except ValueError as e:
-        raise WireError(f"not a valid payload: {e}") from None
-    return decode(raw, max_depth, max_items)
-
-
 def decode(raw, max_depth: int = MAX_DEPTH, max_items: int = MAX_ITEMS):
-    """The plain value of an already parsed JSON structure (see `loads`)."""
+    """The plain value of a parsed JSON structure, or WireError. Only exact built-in types come out."""
     return _decode(raw, 0, max_depth, [max_items])
 
 

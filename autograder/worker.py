@@ -1,25 +1,47 @@
 """One grading worker: a process that grades notebook after notebook, each in a fresh sandboxed kernel.
 
-The class grader (autograder.batch) starts as many workers as jobs. A worker imports the grading
+The worker pool (autograder.pool) starts as many workers as jobs. A worker imports the grading
 code once, keeps the course notebooks in memory and runs the per-notebook pipeline
-(autograder.pipeline) for each task it is sent, answering with plain data: the result, the
-executed notebook, the normalized submission and the feedback page. It writes nothing: caching,
-the gradebook and the output files are the class grader's, so a worker that is stopped midway
-leaves nothing half-done behind.
+(autograder.pipeline) for each `Task` it is sent, answering with an `Answer`: the result, the
+executed notebook and the feedback page, as objects (the pipe pickles them; nothing is encoded
+on the way). It writes nothing: caching, the gradebook and the output files are the class
+grader's (autograder.batch), so a worker that is stopped midway leaves nothing half-done behind.
 
 A worker runs in a session of its own, so the terminal's Ctrl-C reaches only the class grader,
-which then stops the workers; it exits when the class grader dies (PR_SET_PDEATHSIG), and
-SIGTERM makes it shut its kernel down before it exits.
+which then stops the workers; it exits when the class grader dies (PR_SET_PDEATHSIG), when it is
+sent None, and SIGTERM makes it shut its kernel down before it exits.
 """
 import ctypes
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
+from nbformat import NotebookNode
+
+from .results import Result
 
 PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class Task:
+    """One submitted notebook to grade: what the class grader sends a worker."""
+    student: str
+    notebook: str            # the course notebook it is graded as
+    path: str                # the submitted file
+    feedback: bool           # also make the feedback page
+    key: str = ""            # its cache key: the class grader's, for when the answer comes back
+
+
+@dataclass
+class Answer:
+    """What a worker sends back for a task."""
+    result: Result
+    notebook: NotebookNode | None = None     # the executed submission, for the gradebook (None if never run)
+    feedback: str | None = None              # the feedback page, if asked for and made
+    feedback_error: str = ""                 # why the page could not be made
 
 
 def die_with_parent(sig: int = signal.SIGTERM) -> None:
@@ -34,7 +56,8 @@ def stop(signum, frame):
     raise SystemExit(128 + signum)
 
 
-def main(conn, slot: int, course_root: str, overrides: dict, parent: int) -> None:
+def main(conn, course_root: str, overrides: dict, parent: int) -> None:
+    """Grade the tasks `conn` brings (see the module's docstring); `parent` is the class grader's pid."""
     os.setsid()
     die_with_parent()
     if os.getppid() != parent:        # the class grader died before the line above
@@ -55,27 +78,24 @@ def main(conn, slot: int, course_root: str, overrides: dict, parent: int) -> Non
     start = lambda: KernelSession(sandbox, config=config)
     while True:
         try:
-            task = conn.recv()
+            task: Task | None = conn.recv()
         except EOFError:
             return
         if task is None:
             return
-        name = task["notebook"]
-        if name not in notebooks:
-            notebooks[name] = course.notebook(name)
-        course_nb = notebooks[name]
-        graded = grader.grade(course_nb, Path(task["path"]), start, task["student"])
-        answer = {"id": task["id"], "result": graded.result.to_dict(), "notebook": None, "feedback": None}
-        if graded.notebook is not None:
-            answer["notebook"] = nbformat.writes(graded.notebook)
-        if task["feedback"]:
+        if task.notebook not in notebooks:
+            notebooks[task.notebook] = course.notebook(task.notebook)
+        course_nb = notebooks[task.notebook]
+        graded = grader.grade(course_nb, Path(task.path), start, task.student)
+        answer = Answer(graded.result, graded.notebook)
+        if task.feedback:
             try:
-                answer["feedback"] = feedback_html(graded.result, graded.notebook, course_nb.release, graded.ran,
-                                                   course_nb.title)
+                answer.feedback = feedback_html(graded.result, graded.notebook, course_nb.release, graded.ran,
+                                                course_nb.title)
             except Exception as e:   # reported with the grade, never silently retried
-                answer["feedback_error"] = f"{type(e).__name__}: {e}"[:500]
+                answer.feedback_error = f"{type(e).__name__}: {e}"[:500]
         conn.send(answer)
 
 
 if __name__ == "__main__":
-    sys.exit("autograder.worker is started by autograder.batch")
+    sys.exit("autograder.worker is started by autograder.pool")

@@ -61,9 +61,9 @@ def test_lone_surrogates_in_messages_and_outputs_are_written_escaped_everywhere(
 
     import nbformat
 
-    from autograder.batch import Outcome, write_outputs
     from autograder.feedback import feedback_html
-    from autograder.results import safe_strings
+    from autograder.gradebook import review_notebook
+    from autograder.outputs import Outcome, write_outputs
     from autograder.submissions import Problem
     course = CourseNotebook.load("01_hand_example")
     graded = grade("01_hand_example", {"count_pairs": 'print("вывод \\udcff")\ndef count_pairs(corpus):\n'
@@ -82,13 +82,13 @@ def test_lone_surrogates_in_messages_and_outputs_are_written_escaped_everywhere(
     assert list(csv.reader(open(out / "grades.csv", encoding="utf-8")))[1][0] == "self"
     assert (out / "feedback" / "self" / f"{course.name}.html").stat().st_size > 0
     # the autograded notebook, as the gradebook writes it for formgrader
-    nbformat.write(nbformat.from_dict(safe_strings(graded.notebook)), str(tmp_path / "autograded.ipynb"))
+    nbformat.writes(review_notebook(graded.notebook)).encode("utf-8")
 
 
 def test_a_page_that_cannot_be_written_is_reported_and_the_other_outputs_are_still_written(tmp_path):
     import pytest as _pytest
 
-    from autograder.batch import Outcome, write_outputs
+    from autograder.outputs import Outcome, write_outputs
     from autograder.results import GRADED, Result
     results = [Result(s, "01_hand_example", 1, 1, GRADED) for s in ("a", "b")]
     out = tmp_path / "out"

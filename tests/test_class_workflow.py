@@ -184,17 +184,19 @@ def test_a_self_check_speaks_russian_and_leaves_nothing_behind(tmp_path):
 
 def test_a_feedback_page_that_fails_is_reported_and_not_retried(tmp_path, capsys):
     import nbformat
-    from autograder.batch import Cache, ClassGrader, Outcome
+    from autograder.batch import ClassGrader
+    from autograder.cache import Cache
     from autograder.cli import report_class
     from autograder.course import PreparedCourse, use_venv_tools
+    from autograder.outputs import Outcome
+    from autograder.results import Result
+    from autograder.worker import Answer, Task
     use_venv_tools()
     course = PreparedCourse(tmp_path / "work" / "course").prepare()
     grader = ClassGrader(course, tmp_path / "work")
-    result = {"student": "ann", "notebook": NB, "score": 17.0, "max_score": 17.0, "status": "graded",
-              "message": "all tests passed", "tests": [], "review": []}
-    answer = {"result": result, "notebook": nbformat.writes(nbformat.v4.new_notebook()), "feedback": None,
-              "feedback_error": "ValueError: a broken page"}
-    r = grader.receive({"id": 0, "student": "ann", "notebook": NB, "key": "k", "feedback": True}, answer, {})
+    answer = Answer(Result("ann", NB, 17.0, 17.0, "graded", "all tests passed"), nbformat.v4.new_notebook(),
+                    feedback_error="ValueError: a broken page")
+    r = grader.receive(Task("ann", NB, "", feedback=True, key="k"), answer, {})
     assert r.status == "graded" and "ValueError: a broken page" in r.feedback_error
     assert Cache(tmp_path / "work").get("ann", NB, "k", None) is not None      # kept: not graded again
     assert report_class(Outcome(results=[r]), [NB], tmp_path / "out", feedback=True) == 1

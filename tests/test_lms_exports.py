@@ -3,10 +3,9 @@ folder rule; Canvas warns about Moodle ids. (The full round trip: test_round_tri
 import csv
 
 import lms_importers
-from autograder.batch import Outcome, write_outputs
 from autograder.cli import export_grades
 from autograder.lms import moodle_folder, write_moodle_feedback_zip, write_moodle_worksheet
-from autograder.report import write_roster
+from autograder.outputs import Outcome, write_outputs
 from autograder.results import GRADED, Result
 
 NB1, NB2 = "01_hand_example", "02_byte_level_training"
@@ -16,11 +15,11 @@ def outcome(pending=(), interrupted=False):
     results = [Result("1001", NB1, 17, 17, GRADED), Result("1002", NB1, 5, 17, GRADED)]
     if not pending:
         results += [Result("1001", NB2, 20, 20, GRADED), Result("1002", NB2, 20, 20, GRADED)]
-    return Outcome(results=results, notebooks=[NB1, NB2], pending=list(pending), interrupted=interrupted)
+    return Outcome(results=results, notebooks=[NB1, NB2], pending=list(pending), interrupted=interrupted,
+                   roster={"1001": "Ivan Petrov", "1002": "Anna Ivanova"})
 
 
 def test_an_incomplete_run_writes_nothing_that_looks_final(tmp_path, capsys):
-    write_roster({"1001": "Ivan Petrov", "1002": "Anna Ivanova"}, tmp_path)
     export_grades(["moodle", "canvas"], outcome(), tmp_path, "")             # a finished run first
     assert (tmp_path / "moodle_grading_worksheet.csv").exists()
     partial = outcome(pending=[("1001", NB2), ("1002", NB2)], interrupted=True)

@@ -7,12 +7,17 @@ import pytest
 from autograder import wire
 
 
+def crossed(value):
+    """`value` as a test in the grader gets it from the kernel: encoded (the agent), sent as JSON, decoded."""
+    return wire.decode(json.loads(json.dumps(wire.encode(value), ensure_ascii=False)))
+
+
 @pytest.mark.parametrize("value", [
     None, True, 0, -5, 2**100, 1.5, float("inf"), "", "привет ₽ € 🙂", b"\x00\xff", [], (), {},
     [1, (2, 3), {"a": [b"x"]}], {(104, 105): 256, (256, 32): 257}, {1, 2}, frozenset({"a"}), [[[[]]]],
 ])
 def test_plain_values_cross_unchanged_with_their_exact_types(value):
-    back = wire.loads(wire.dumps(value))
+    back = crossed(value)
     assert back == value and type(back) is type(value)
     if isinstance(value, (list, tuple)):
         assert [type(x) for x in back] == [type(x) for x in value]
@@ -25,36 +30,33 @@ def test_subclasses_cross_as_their_base_type_read_through_the_base():
         def __eq__(self, other):
             return True
     value = Sneaky(real=1)
-    assert wire.loads(wire.dumps(value)) == {"real": 1}
-    assert type(wire.loads(wire.dumps(Counter("aab")))) is dict
-    assert wire.loads(wire.dumps(OrderedDict(b=1, a=2))) == {"b": 1, "a": 2}
+    assert crossed(value) == {"real": 1}
+    assert type(crossed(Counter("aab"))) is dict
+    assert crossed(OrderedDict(b=1, a=2)) == {"b": 1, "a": 2}
     Pair = namedtuple("Pair", "a b")
-    assert type(wire.loads(wire.dumps(Pair(1, 2)))) is tuple
-    assert wire.loads(wire.dumps(type("S", (str,), {"__eq__": lambda s, o: True})("x"))) == "x"
+    assert type(crossed(Pair(1, 2))) is tuple
+    assert crossed(type("S", (str,), {"__eq__": lambda s, o: True})("x")) == "x"
 
 
 @pytest.mark.parametrize("value", [object(), lambda: 1, bytearray(b"x"), range(3), 1j])
 def test_anything_else_is_named_not_sent(value):
     with pytest.raises(wire.Unsupported):
-        wire.dumps(value)
+        wire.encode(value)
 
 
 @pytest.mark.parametrize("payload, problem", [
     ('{"X": 1}', "unknown tag"), ("[1, 2]", "unexpected list"), ('{"L": 1}', "must hold a list"),
     ('{"D": [[{"L": []}, 1]]}', "not hashable"), ('{"B": "not base64!"}', "base64"),
-    ('{"L": [' * 100 + "]}" * 100, "nested deeper"), ("[" * 100000 + "]" * 100000, "nested too deeply"),
-    ('{"L": [1, 2]', "not a valid payload"), ('{"S": [{"L": []}]}', "not hashable"),
+    ('{"L": [' * 100 + "]}" * 100, "nested deeper"), ('{"S": [{"L": []}]}', "not hashable"),
 ])
 def test_the_reader_refuses_what_is_not_plain_data(payload, problem):
     with pytest.raises(wire.WireError, match=problem):
-        wire.loads(payload)
+        wire.decode(json.loads(payload))
 
 
-def test_size_and_element_limits():
-    with pytest.raises(wire.WireError, match="too large"):
-        wire.loads(json.dumps("x" * 1000), max_bytes=100)
+def test_the_element_limit():
     with pytest.raises(wire.WireError, match="too many"):
-        wire.loads(wire.dumps(list(range(1000))), max_items=100)
+        wire.decode(wire.encode(list(range(1000))), max_items=100)
 
 
 
@@ -97,6 +99,6 @@ def test_the_flood_check_stops_after_a_bounded_number_of_colliding_values():
 
 def test_honest_values_that_share_a_few_hashes_still_cross():
     value = {-1: "a", -2: "b", M: "c", 0: "d", 0.5: "e", 2**60: "f"}   # -1/-2, 0/M and 0.5/2**60 hash alike
-    assert wire.loads(wire.dumps(value)) == value
+    assert crossed(value) == value
     tokens = [k * M for k in range(3)] * 1000        # many repeats of a few values: not a flood
-    assert wire.loads(wire.dumps(tokens)) == tokens
+    assert crossed(tokens) == tokens
