@@ -165,8 +165,9 @@ def test_honest_floods_of_output_are_cut_in_the_sandbox_and_never_make_a_frame_t
 
 
 def test_the_watchdog_stops_a_worker_past_its_limit_and_puts_a_new_one_in_its_place(tmp_path):
-    from autograder.batch import Workers
     from autograder.course import PreparedCourse
+    from autograder.pool import Lost, Workers
+    from autograder.worker import Task
     from autograder.simulate import submission, write
     course = PreparedCourse(tmp_path / "course").prepare()
     path = tmp_path / "stuck.ipynb"     # a cell that outlasts every limit but the watchdog's
@@ -174,13 +175,12 @@ def test_the_watchdog_stops_a_worker_past_its_limit_and_puts_a_new_one_in_its_pl
     workers = Workers(1, course.root, {"KernelSession": {"cell_timeout": 10**7}}, limit=5)
     try:
         (old, _), = workers.slots.values()
-        workers.send(0, {"id": 0, "student": "s", "notebook": "01_hand_example", "path": str(path), "key": "",
-                         "feedback": False})
+        workers.send(0, Task("s", "01_hand_example", str(path), feedback=False))
         done = []
         while not done:
             done = workers.answers()
         (task, answer), = done
-        assert answer is None and "limit of 5 s" in task["watchdog"]
+        assert isinstance(answer, Lost) and "limit of 5 s" in answer.reason
         (new, _), = workers.slots.values()
         assert not old.is_alive() and new.is_alive() and not workers.busy
     finally:
