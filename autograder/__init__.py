@@ -1,9 +1,10 @@
 """The course's autograder: a trusted grading pipeline around nbgrader, for one notebook or a class.
 
 One notebook (autograder.pipeline):
-- `sanitize`   the submitted file → a notebook in the course's shape (`normalize`), the `guard`'s report;
+- `sanitize`   the submitted file → a notebook in the course's shape (`normalize`, `cells`), the `guard`'s report;
 - `plan`       the names each cell binds and reads (a `demo` cell still runs when a cell that runs reads it);
-- `session`    the student's cells run in a sandboxed kernel (`sandbox`), with the grader's `agent` in it;
+- `session`    the student's cells run in a sandbox (`sandbox`): an IPython shell and the grader's `agent`
+               behind one socket (`host`), outputs bounded (`cell_outputs`);
 - `evaluate`   each test runs in the grader's process, against plain data (`remote`, `wire`);
 - `gradebook`  scores into nbgrader's class gradebook (formgrader, nbgrader export);
 - `feedback`   an HTML page built from the results.

@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 
 from .course import SOLUTIONS, course_notebooks
-from .normalize import grade_id, is_solution, nbgrader_meta
+from .cells import grade_id, is_solution, nbgrader_meta
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS, DATA, HELPERS = ROOT / "notebooks", ROOT / "data", ROOT / "bpe_course"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from .normalize import grade_id, is_solution, is_test, nbgrader_meta
+from .cells import grade_id, is_solution, is_test, nbgrader_meta
 from .plan import analyse, free_names
 
 ROOT = Path(__file__).resolve().parent.parent

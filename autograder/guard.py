@@ -14,7 +14,7 @@ import tokenize
 
 import nbformat
 
-from .normalize import grade_id, is_solution
+from .cells import grade_id, is_solution
 
 # names whose mere use in a student's cell is a reason to look: this course never needs them
 SUSPICIOUS_NAMES = {

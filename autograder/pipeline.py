@@ -30,7 +30,7 @@ from traitlets.config import LoggingConfigurable
 
 from .course import CourseNotebook
 from .evaluate import Evaluator
-from .normalize import grade_id, is_solution, is_test
+from .cells import grade_id, is_solution, is_test
 from .plan import analyse, needed_cells
 from .results import BROKEN, ERROR, GRADED, Result, TestResult
 from .sanitize import SubmissionError, sanitize

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 
 from .course import NOTEBOOKS, SOLUTIONS
-from .normalize import grade_id
+from .cells import grade_id
 
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 

@@ -10,8 +10,8 @@ untouched notebooks that skipping them changes no grade).
 import nbformat
 import pytest
 
+from autograder.cells import is_test
 from autograder.course import CourseNotebook, course_notebooks
-from autograder.normalize import is_test
 from autograder.pipeline import NotebookGrader
 from autograder.session import LocalSession
 from autograder.simulate import submission, write

@@ -19,9 +19,9 @@ import nbformat
 import pytest
 
 from attacks import ATTACKS, HIDDEN_SOURCE, NB, network_attack
+from autograder.cells import grade_id
 from autograder.course import course_notebooks
 from autograder.demo import OVERLAPPING_MERGE
-from autograder.normalize import grade_id
 from autograder.sandbox import bwrap_works
 from autograder.simulate import submission, write
 from conftest import SECRET, grade, results_of, private_tmp

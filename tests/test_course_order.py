@@ -10,8 +10,9 @@ import copy
 
 import pytest
 
+from autograder.cells import grade_id
 from autograder.course import CourseNotebook, course_notebooks
-from autograder.normalize import grade_id, restore_course_cells
+from autograder.normalize import restore_course_cells
 from autograder.pipeline import NotebookGrader
 from autograder.session import LocalSession
 from autograder.simulate import solution_sources, submission, write
