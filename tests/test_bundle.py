@@ -93,6 +93,17 @@ def test_the_self_check_runs_the_visible_tests_from_the_unzipped_folder(edition)
     assert "НЕТ " not in ok.stdout and re.search(r"Видимые тесты: (\d+) из \1 баллов", ok.stdout)
 
 
+def test_the_self_check_says_when_the_notebook_did_not_run_to_the_end_and_passes_no_test_it_never_ran(edition):
+    _, root = edition
+    dying = root / "notebooks" / "dying.ipynb"
+    nbformat.write(submission(NB1, replace={"count_pairs": "import os\nos._exit(1)"}), str(dying))
+    run = check(root, str(dying))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "ядро Python остановилось" in run.stdout and "Traceback" not in run.stderr, run.stdout + run.stderr
+    after = run.stdout[run.stdout.index("test_count_pairs"):]      # the quiz before it ran; nothing from here on
+    assert "тест не запускался" in after and "ок  " not in after, run.stdout
+
+
 def test_a_bundle_that_hands_out_its_own_answers_is_refused(tmp_path):
     run, out = bundle(tmp_path, "01,02,03")
     assert run.returncode == 2 and not out.exists(), run.stdout
