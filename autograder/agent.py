@@ -26,8 +26,8 @@ import traceback
 
 class CallTimedOut(BaseException):
     """The CPU-time limit of one call ran out (a BaseException, so `except Exception` keeps out).
-    The host's wall-clock limit is a subclass whose `kind` is "wall"."""
-    kind = True
+    The answer says which limit: {"timeout": "cpu"}, or "wall" for the host's wall-clock limit (a subclass)."""
+    kind = "cpu"
 
 
 class Agent:
