@@ -1,0 +1,74 @@
+"""Attacks of a hostile student on what crosses the sandbox's socket and on the grader's timing from
+outside (autograder.host, autograder.session, autograder.cell_outputs, Remote.timed_calls): each test
+states the defence that must hold."""
+import json
+
+import nbformat
+import pytest
+
+from autograder.cell_outputs import LimitedOutputs
+from autograder.gradebook import review_notebook
+from autograder.remote import Remote
+from autograder.sandbox import Sandbox
+from autograder.session import KernelSession
+
+BUSY_IN_A_CHILD = ("import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
+                   "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
+                   "    os.close(w)\n    os.wait()\n    return int(os.read(r, 100))")
+
+
+def timed(session, code, n=5_000_000):
+    run = session.run_cell(code)
+    assert run.error is None, run.error
+    (result, seconds), = Remote(session).bind({"busy"})["busy"].remote_helper("cpu_seconds", [[n]])
+    assert result == sum(i * i for i in range(n))
+    return seconds
+
+
+@pytest.mark.xfail(strict=True, reason="without a cgroup the grader reads only the host process's CPU clock: "
+                   "a forked child's work is not in it, so a slow solution fakes 07's speed figures")
+def test_without_cgroups_work_done_in_a_forked_child_still_counts_in_a_calls_cpu_time():
+    # no cgroup (a host that does not allow them): the clock of the process the cells run in missed its children
+    with KernelSession(Sandbox(cgroups="off")) as session:
+        assert session.cgroup is None
+        assert timed(session, BUSY_IN_A_CHILD) > 0.05
+
+
+# -- output frames that parse but are no valid notebook output ---------------------------------------
+def kept(output: dict) -> nbformat.NotebookNode:
+    """A notebook holding what the grader keeps of one output frame."""
+    outputs = LimitedOutputs(200_000)
+    outputs.add_frame(json.dumps(output).encode("utf-8", "surrogatepass"))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x")]
+    nb.cells[0].outputs = outputs.outputs
+    return nb
+
+
+@pytest.mark.parametrize("count", [
+    pytest.param(-5, marks=pytest.mark.xfail(strict=True, reason="a negative execution_count passed: nbformat "
+                                             "writes the notebook, and it is invalid (minimum 0)")),
+    2**80, 1.5, "7", True])
+def test_an_odd_execution_count_never_makes_the_graded_notebook_invalid(count):
+    nb = kept({"output_type": "execute_result", "data": {"text/plain": "x"}, "metadata": {},
+               "execution_count": count})
+    nbformat.validate(nb)
+    nbformat.validate(nbformat.reads(nbformat.writes(review_notebook(nb)), 4))
+
+
+DEEP = json.loads("[" * 900 + "]" * 900)      # within json's own nesting limit, and under 10 000 characters
+
+
+@pytest.mark.xfail(strict=True, reason="deeply nested metadata or JSON data passed, and the gradebook's "
+                   "review_notebook (safe_strings) then hit a RecursionError: the notebook was an ERROR of the grader's")
+@pytest.mark.parametrize("output", [
+    {"output_type": "display_data", "data": {"text/plain": "x"}, "metadata": {"a": DEEP}},
+    {"output_type": "display_data", "data": {"text/plain": "x", "application/json": {"a": DEEP}}, "metadata": {}},
+    {"output_type": "execute_result", "data": {"text/plain": "x", "application/vnd.x+json": DEEP}, "metadata": {},
+     "execution_count": 1},
+])
+def test_deeply_nested_output_data_is_dropped_and_the_notebook_can_be_recorded(output):
+    nb = kept(output)
+    nbformat.validate(nb)
+    text = nbformat.writes(review_notebook(nb))
+    assert json.loads(text)["cells"][0]["outputs"][0]["data"]["text/plain"] == "x"
