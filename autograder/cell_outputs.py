@@ -6,6 +6,7 @@ import json
 from nbformat import NotebookNode
 
 MIME_VALUE_CHARS = 2**24        # one value of a display output (an image is base64 text)
+MAX_NESTING = 32                # JSON data and metadata: deeper ones fail the recursion of whatever writes them
 
 
 class LimitedOutputs:
@@ -93,13 +94,26 @@ def checked_output(output: dict, left: int) -> NotebookNode | None:
             if isinstance(mime, str) and "/" in mime and len(mime) < 200:
                 if isinstance(value, str) and len(value) <= MIME_VALUE_CHARS:
                     data[mime] = value
-                elif mime.endswith("json") and isinstance(value, (dict, list)):
+                elif mime.endswith("json") and isinstance(value, (dict, list)) and shallow(value):
                     data[mime] = value
         metadata = output.get("metadata")
-        metadata = metadata if isinstance(metadata, dict) and len(json.dumps(metadata)) < 10_000 else {}
+        metadata = metadata if isinstance(metadata, dict) and len(json.dumps(metadata)) < 10_000 and shallow(metadata) else {}
         node = NotebookNode(output_type=kind, data=NotebookNode(data), metadata=NotebookNode(metadata))
         if kind == "execute_result":
             count = output.get("execution_count")
-            node.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
+            valid = isinstance(count, int) and not isinstance(count, bool) and 0 <= count < 2**31   # nbformat: minimum 0
+            node.execution_count = count if valid else None
         return node
     return None
+
+
+def shallow(value) -> bool:
+    """JSON data nested no deeper than MAX_NESTING (looked at without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth >= MAX_NESTING:
+                return False
+            stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return True

@@ -46,10 +46,9 @@ def kept(output: dict) -> nbformat.NotebookNode:
 
 
 @pytest.mark.parametrize("count", [
-    pytest.param(-5, marks=pytest.mark.xfail(strict=True, reason="a negative execution_count passed: nbformat "
-                                             "writes the notebook, and it is invalid (minimum 0)")),
-    2**80, 1.5, "7", True])
+    -5, 2**80, 1.5, "7", True])
 def test_an_odd_execution_count_never_makes_the_graded_notebook_invalid(count):
+    # a negative one passed once: nbformat wrote the notebook anyway, invalid (execution_count has a minimum of 0)
     nb = kept({"output_type": "execute_result", "data": {"text/plain": "x"}, "metadata": {},
                "execution_count": count})
     nbformat.validate(nb)
@@ -59,8 +58,6 @@ def test_an_odd_execution_count_never_makes_the_graded_notebook_invalid(count):
 DEEP = json.loads("[" * 900 + "]" * 900)      # within json's own nesting limit, and under 10 000 characters
 
 
-@pytest.mark.xfail(strict=True, reason="deeply nested metadata or JSON data passed, and the gradebook's "
-                   "review_notebook (safe_strings) then hit a RecursionError: the notebook was an ERROR of the grader's")
 @pytest.mark.parametrize("output", [
     {"output_type": "display_data", "data": {"text/plain": "x"}, "metadata": {"a": DEEP}},
     {"output_type": "display_data", "data": {"text/plain": "x", "application/json": {"a": DEEP}}, "metadata": {}},
@@ -68,7 +65,8 @@ DEEP = json.loads("[" * 900 + "]" * 900)      # within json's own nesting limit,
      "execution_count": 1},
 ])
 def test_deeply_nested_output_data_is_dropped_and_the_notebook_can_be_recorded(output):
+    # it passed once, and the gradebook's review_notebook (safe_strings) hit a RecursionError: an ERROR of the grader's
     nb = kept(output)
     nbformat.validate(nb)
     text = nbformat.writes(review_notebook(nb))
-    assert json.loads(text)["cells"][0]["outputs"][0]["data"]["text/plain"] == "x"
+    assert nbformat.reads(text, 4).cells[0].outputs[0].data == {"text/plain": "x"}
