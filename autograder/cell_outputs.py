@@ -46,8 +46,10 @@ class LimitedOutputs:
             size = len(out.ename) + len(out.evalue) + sum(map(len, out.traceback))
         else:
             size = sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in out.data.values())
-        if kind != "stream":
-            size = max(size, 100)       # a flood of empty outputs is a flood too
+        last = self.outputs[-1] if self.outputs else None
+        merged = kind == "stream" and last is not None and last.output_type == "stream" and last.name == out.name
+        if not merged:
+            size = max(size, 100)       # a flood of empty outputs is a flood too (streams in turn included)
         if size > left:
             if kind == "stream":
                 out.text, size = out.text[:left], left
@@ -55,8 +57,7 @@ class LimitedOutputs:
                 self.mark_cut()
                 return
         self.size += size
-        last = self.outputs[-1] if self.outputs else None
-        if kind == "stream" and last is not None and last.output_type == "stream" and last.name == out.name:
+        if merged:
             last.text += out.text
         else:
             self.outputs.append(out)

@@ -91,3 +91,23 @@ def test_deeply_nested_output_data_is_dropped_and_the_notebook_can_be_recorded(o
 def test_without_bubblewrap_or_cgroups_an_orphans_work_still_counts():
     with KernelSession(Sandbox(mode="limits", cgroups="off")) as session:
         assert timed(session, ORPHAN) > 0.05
+
+
+def test_a_flood_of_empty_outputs_of_alternating_streams_is_cut_like_any_flood():
+    # an empty stream cost nothing: stdout "" and stderr "" in turn made a new output each, never cut — a
+    # sandbox writing such frames to its socket for a cell's whole time filled the grader's memory
+    outputs = LimitedOutputs(50_000)
+    frames = [json.dumps({"output_type": "stream", "name": name, "text": text}).encode()
+              for name, text in (("stdout", ""), ("stderr", ""), ("stdout", "a"), ("stderr", "b"))]
+    for _ in range(50_000):
+        for frame in frames:
+            outputs.add_frame(frame)
+    assert len(outputs.outputs) <= 1000 and outputs.cut
+
+
+def test_honest_streams_in_turn_keep_their_text():
+    outputs = LimitedOutputs(200_000)
+    for i in range(500):
+        outputs.add({"output_type": "stream", "name": "stdout", "text": f"шаг {i}\n"})
+        outputs.add({"output_type": "stream", "name": "stderr", "text": f"предупреждение {i}\n"})
+    assert len(outputs.outputs) == 1000 and not outputs.cut and outputs.outputs[-1].text == "предупреждение 499\n"
