@@ -73,7 +73,10 @@ class LimitedOutputs:
 
 def checked_output(output: dict, left: int) -> NotebookNode | None:
     """An nbformat output node made of the fields an output of its kind has, each of its type (an
-    error's text cut to `left` characters); None for anything else."""
+    error's text cut to `left` characters); None for anything else (data nested deeper than MAX_NESTING
+    too: whatever writes or prints it later would hit Python's recursion limit)."""
+    if not shallow(output):
+        return None
     kind = output.get("output_type")
     if kind == "stream":
         name, text = output.get("name"), output.get("text")
@@ -95,10 +98,10 @@ def checked_output(output: dict, left: int) -> NotebookNode | None:
             if isinstance(mime, str) and "/" in mime and len(mime) < 200:
                 if isinstance(value, str) and len(value) <= MIME_VALUE_CHARS:
                     data[mime] = value
-                elif mime.endswith("json") and isinstance(value, (dict, list)) and shallow(value):
+                elif mime.endswith("json") and isinstance(value, (dict, list)):
                     data[mime] = value
         metadata = output.get("metadata")
-        metadata = metadata if isinstance(metadata, dict) and len(json.dumps(metadata)) < 10_000 and shallow(metadata) else {}
+        metadata = metadata if isinstance(metadata, dict) and len(json.dumps(metadata)) < 10_000 else {}
         node = NotebookNode(output_type=kind, data=NotebookNode(data), metadata=NotebookNode(metadata))
         if kind == "execute_result":
             count = output.get("execution_count")
