@@ -129,3 +129,39 @@ def test_output_frames_nested_as_deep_as_json_parses_are_dropped_and_raise_nothi
         outputs = LimitedOutputs(200_000)
         outputs.add_frame((template % ("[" * depth + "]" * depth)).encode())
         assert all(o.output_type != "display_data" or "application/json" not in o.data for o in outputs.outputs)
+
+
+# -- answers of the agent: whatever parses is checked, never recursed into deeper than it parsed -------
+class Forged:
+    """A session whose sandbox answers every request with `text` (what a patched host can send)."""
+    dead = None
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def request(self, request, timeout):
+        from autograder.session import parse_answer
+        return parse_answer(self.text.encode())
+
+
+@pytest.mark.parametrize("template", [
+    '{"value":%s}', '{"error":{"type":%s,"message":%s,"where":%s,"bases":%s}}', '{"error":%s}', '{"unsupported":%s}',
+    '{"iterator":%s}', '{"timeout":%s}', '{"names":{"f":{"kind":"value","value":%s}}}',
+    '{"names":{"f":{"kind":"unsupported","type":%s}}}', '{"items":[%s]}', '{"items":[],"error":{"message":%s}}'])
+def test_answers_nested_as_deep_as_json_parses_fail_the_check_and_raise_nothing_else(template):
+    import sys
+    from bpe_course import checks
+    for depth in range(sys.getrecursionlimit() - 150, sys.getrecursionlimit() + 5):
+        deep = "[" * depth + "]" * depth
+        remote = Remote(Forged(template % ((deep,) * template.count("%s"))))
+        try:
+            if "names" in template:
+                remote.bind({"f"})
+            elif "items" in template:
+                remote.next_items(1, "f", 1)
+            else:
+                remote.call("f", (), {})
+        except RecursionError:
+            raise
+        except (checks.CheckFailed, checks.TookTooLong, Exception):
+            pass
