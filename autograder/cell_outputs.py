@@ -2,6 +2,7 @@
 and cut at a size, whatever the sandbox claims (`KernelSession` feeds it the output frames of a
 cell; the sandbox's own `autograder.host.CellOutputs` cuts too, but is not trusted to)."""
 import json
+import re
 
 from nbformat import NotebookNode
 
@@ -98,7 +99,7 @@ def checked_output(output: dict, left: int) -> NotebookNode | None:
             if isinstance(mime, str) and "/" in mime and len(mime) < 200:
                 if isinstance(value, str) and len(value) <= MIME_VALUE_CHARS:
                     data[mime] = value
-                elif mime.endswith("json") and isinstance(value, (dict, list)):
+                elif re.fullmatch(r"application/(.*\+)?json", mime) and isinstance(value, (dict, list)):   # as nbformat
                     data[mime] = value
         metadata = output.get("metadata")
         metadata = metadata if isinstance(metadata, dict) and len(json.dumps(metadata)) < 10_000 else {}

@@ -165,3 +165,9 @@ def test_answers_nested_as_deep_as_json_parses_fail_the_check_and_raise_nothing_
             raise
         except (checks.CheckFailed, checks.TookTooLong, Exception):
             pass
+
+
+@pytest.mark.parametrize("data", [{"text/json": {"a": 1}}, {"x/y+json": [1, 2]}, {"text/plain": "x", "a/json": [None]}])
+def test_json_data_under_a_mime_type_nbformat_does_not_take_as_json_is_left_out(data):
+    # nbformat takes any JSON only under application/json and application/…+json; elsewhere text
+    nbformat.validate(kept({"output_type": "display_data", "data": data, "metadata": {}}))
