@@ -24,6 +24,9 @@ ORPHAN = ("import os, time\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork()
 NOT_WAITED = ("import os, time\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
               "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
               "    os.close(w)\n    out = int(os.read(r, 100))\n    time.sleep(0.3)\n    return out")   # a zombie
+IN_A_THREAD = ("import threading\ndef busy(n):\n    out = []\n"
+               "    t = threading.Thread(target=lambda: out.append(sum(i * i for i in range(n))))\n"
+               "    t.start()\n    t.join()\n    return out[0]")
 STILL_ALIVE = ("import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
                "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os.read(os.open('/dev/zero', 0), 1)\n"
                "        import time\n        time.sleep(1000)\n    os.close(w)\n    return int(os.read(r, 100))")
@@ -37,8 +40,8 @@ def timed(session, code, n=5_000_000):
     return seconds
 
 
-@pytest.mark.parametrize("code", [BUSY_IN_A_CHILD, ORPHAN, NOT_WAITED, STILL_ALIVE],
-                         ids=["waited", "orphan", "zombie", "alive"])
+@pytest.mark.parametrize("code", [BUSY_IN_A_CHILD, ORPHAN, NOT_WAITED, STILL_ALIVE, IN_A_THREAD],
+                         ids=["waited", "orphan", "zombie", "alive", "thread"])
 def test_without_cgroups_work_done_in_a_forked_child_still_counts_in_a_calls_cpu_time(code):
     # no cgroup (a host that does not allow them): the clock of the process the cells run in alone missed its
     # children, and a slow solution that forked its work off faked 07's speed figures
@@ -171,3 +174,25 @@ def test_answers_nested_as_deep_as_json_parses_fail_the_check_and_raise_nothing_
 def test_json_data_under_a_mime_type_nbformat_does_not_take_as_json_is_left_out(data):
     # nbformat takes any JSON only under application/json and application/…+json; elsewhere text
     nbformat.validate(kept({"output_type": "display_data", "data": data, "metadata": {}}))
+
+
+POUR = """
+import json, os, struct, time
+frames = b""
+for name in ("stdout", "stderr") * 500:
+    data = json.dumps({"output_type": "stream", "name": name, "text": ""}).encode()
+    frames += struct.pack(">II", SEQ | 2**31, len(data)) + data
+end, sent = time.monotonic() + 2, 0
+while time.monotonic() < end:
+    os.write(FD, frames)
+    sent += 1000
+print(sent)
+"""
+
+
+def test_a_sandbox_pouring_empty_streams_in_turn_into_its_socket_leaves_the_grader_a_bounded_cell():
+    with KernelSession(Sandbox(), cell_timeout=30, interrupt_grace=2) as session:
+        run = session.run_cell(f"FD, SEQ = {session.agent_fd}, {session.sequence + 1}\n" + POUR)
+        assert run.error is None, run.error
+        assert len(run.outputs) <= 2001, len(run.outputs)
+        assert "вывод обрезан" in run.outputs[-1].text
