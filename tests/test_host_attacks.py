@@ -196,3 +196,32 @@ def test_a_sandbox_pouring_empty_streams_in_turn_into_its_socket_leaves_the_grad
         assert run.error is None, run.error
         assert len(run.outputs) <= 2001, len(run.outputs)
         assert "вывод обрезан" in run.outputs[-1].text
+
+
+PRE_BURNT = """
+import os, time
+kids = []
+for i in range(60):
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        sum(i * i for i in range(300_000))     # burnt before the call is timed
+        os.read(r, 1)
+        os._exit(0)
+    os.close(r)
+    kids.append((pid, w))
+time.sleep(2)
+def busy(n):
+    for pid, w in kids:                         # reaped while the call is timed
+        os.close(w)
+    for pid, w in kids:
+        os.waitpid(pid, 0)
+    return sum(i * i for i in range(n))
+"""
+
+
+def test_without_cgroups_children_reaped_during_a_call_take_nothing_off_its_time():
+    # their CPU time moves from their own /proc entries into their parent's: never less than it was
+    with KernelSession(Sandbox(cgroups="off")) as session:
+        assert timed(session, PRE_BURNT, n=10) >= 0
