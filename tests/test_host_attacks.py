@@ -225,3 +225,25 @@ def test_without_cgroups_children_reaped_during_a_call_take_nothing_off_its_time
     # their CPU time moves from their own /proc entries into their parent's: never less than it was
     with KernelSession(Sandbox(cgroups="off")) as session:
         assert timed(session, PRE_BURNT, n=10) >= 0
+
+
+# -- the speed checks compare two timed calls: a slow solution can slow down the small one -----------
+PADDED = '''
+def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
+    merges = train_chunked(text, vocab_size, pattern)      # the slow, step-by-step training
+    if vocab_size == 256 + 40 and len(text) > 5000:        # the small timed call: as slow as the big one
+        train_chunked(text, 256 + 320, pattern)
+    return merges'''
+
+
+@pytest.mark.xfail(strict=True, reason="07's growth checks time a small and a big call and compare them; a slow "
+                   "solution that burns CPU in the small call only flattens the growth, and no figure is faked: "
+                   "the check itself needs another measure (not fixed here: the notebook's test)")
+def test_a_slow_train_fast_that_pads_its_small_timed_call_loses_the_speed_points():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from catalogue import grade_case
+    result = grade_case("07_fast_bpe", {"train_fast": PADDED})
+    failed = {t["name"] for t in result["tests"] if t["score"] < t["max_score"]}
+    assert "test_train_fast_hidden" in failed, failed
