@@ -176,7 +176,8 @@ class KernelSession(LoggingConfigurable):
     def cpu_clock(self) -> float | None:
         """CPU seconds the sandbox has used, read from outside it, where nothing in it can set them: its
         cgroup's (every process it forked included), else the CPU-time clock of the process the cells
-        run in (its threads included, its children not); None when neither can be read."""
+        run in (its threads included) plus `children_seconds` (under bubblewrap every process it forks;
+        without, one orphaned to the host's init escapes); None when neither can be read."""
         used = self.cgroup.cpu_seconds() if self.cgroup is not None else None
         if used is None and self.host_clock is not None:
             try:
