@@ -271,3 +271,12 @@ def test_without_bubblewrap_or_cgroups_nothing_the_notebook_started_outlives_its
     if left:
         os.kill(pid, signal.SIGKILL)        # the test's own leftover
     assert not left
+
+
+def test_a_timed_call_that_returns_a_generator_is_refused_its_work_would_come_after_the_clock():
+    # a generator's work is done when its items are asked for, after the call's time was read
+    from bpe_course import checks
+    with KernelSession(Sandbox()) as session:
+        assert session.run_cell("def busy(n):\n    yield sum(i * i for i in range(n))").error is None
+        with pytest.raises(checks.CheckFailed, match="генератор"):
+            Remote(session).bind({"busy"})["busy"].remote_helper("cpu_seconds", [[5_000_000]])
