@@ -2,10 +2,12 @@
 and cut at a size, whatever the sandbox claims (`KernelSession` feeds it the output frames of a
 cell; the sandbox's own `autograder.host.CellOutputs` cuts too, but is not trusted to)."""
 import json
+import re
 
 from nbformat import NotebookNode
 
 MIME_VALUE_CHARS = 2**24        # one value of a display output (an image is base64 text)
+MAX_NESTING = 32                # JSON data and metadata: deeper ones fail the recursion of whatever writes them
 
 
 class LimitedOutputs:
@@ -45,8 +47,10 @@ class LimitedOutputs:
             size = len(out.ename) + len(out.evalue) + sum(map(len, out.traceback))
         else:
             size = sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in out.data.values())
-        if kind != "stream":
-            size = max(size, 100)       # a flood of empty outputs is a flood too
+        last = self.outputs[-1] if self.outputs else None
+        merged = kind == "stream" and last is not None and last.output_type == "stream" and last.name == out.name
+        if not merged:
+            size = max(size, 100)       # a flood of empty outputs is a flood too (streams in turn included)
         if size > left:
             if kind == "stream":
                 out.text, size = out.text[:left], left
@@ -54,8 +58,7 @@ class LimitedOutputs:
                 self.mark_cut()
                 return
         self.size += size
-        last = self.outputs[-1] if self.outputs else None
-        if kind == "stream" and last is not None and last.output_type == "stream" and last.name == out.name:
+        if merged:
             last.text += out.text
         else:
             self.outputs.append(out)
@@ -71,7 +74,10 @@ class LimitedOutputs:
 
 def checked_output(output: dict, left: int) -> NotebookNode | None:
     """An nbformat output node made of the fields an output of its kind has, each of its type (an
-    error's text cut to `left` characters); None for anything else."""
+    error's text cut to `left` characters); None for anything else (data nested deeper than MAX_NESTING
+    too: whatever writes or prints it later would hit Python's recursion limit)."""
+    if not shallow(output):
+        return None
     kind = output.get("output_type")
     if kind == "stream":
         name, text = output.get("name"), output.get("text")
@@ -93,13 +99,26 @@ def checked_output(output: dict, left: int) -> NotebookNode | None:
             if isinstance(mime, str) and "/" in mime and len(mime) < 200:
                 if isinstance(value, str) and len(value) <= MIME_VALUE_CHARS:
                     data[mime] = value
-                elif mime.endswith("json") and isinstance(value, (dict, list)):
+                elif re.fullmatch(r"application/(.*\+)?json", mime) and isinstance(value, (dict, list)):   # as nbformat
                     data[mime] = value
         metadata = output.get("metadata")
         metadata = metadata if isinstance(metadata, dict) and len(json.dumps(metadata)) < 10_000 else {}
         node = NotebookNode(output_type=kind, data=NotebookNode(data), metadata=NotebookNode(metadata))
         if kind == "execute_result":
             count = output.get("execution_count")
-            node.execution_count = count if isinstance(count, int) and not isinstance(count, bool) else None
+            valid = isinstance(count, int) and not isinstance(count, bool) and 0 <= count < 2**31   # nbformat: minimum 0
+            node.execution_count = count if valid else None
         return node
     return None
+
+
+def shallow(value) -> bool:
+    """JSON data nested no deeper than MAX_NESTING (looked at without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth >= MAX_NESTING:
+                return False
+            stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return True

@@ -148,6 +148,9 @@ class Remote:
             start = self.session.cpu_clock()
             answer = self.ask(request, seconds)
             used = self.session.cpu_clock() - start
+            if "iterator" in answer:      # its work would be done later, when its items are asked for
+                raise checks.CheckFailed(f"{name} вернула генератор, а не готовый результат: время его работы так "
+                                         "не измерить")
             out.append([self.result(answer, name, seconds), used])
         return out
 

@@ -96,6 +96,7 @@ class KernelSession(LoggingConfigurable):
         self.uid: int | None = None
         self.cgroup = None                    # autograder.cgroup.SandboxCgroup, where the host has them
         self.host_clock: int | None = None    # the CPU-time clock of the process the cells run in
+        self.host_pid: int | None = None      # that process
 
     # -- life cycle ------------------------------------------------------------------------------
     def start(self) -> "KernelSession":
@@ -124,7 +125,8 @@ class KernelSession(LoggingConfigurable):
         if ready.get("ready") is not True:
             self.kill("ядро Python ответило на запуск не так, как ожидалось")
             raise KernelDied(self.dead)
-        self.host_clock = process_cpu_clock(host_pid(self.process.pid))   # before any cell of the student's
+        self.host_pid = host_pid(self.process.pid)       # before any cell of the student's
+        self.host_clock = process_cpu_clock(self.host_pid)
         return self
 
     def close(self) -> None:
@@ -174,14 +176,33 @@ class KernelSession(LoggingConfigurable):
     def cpu_clock(self) -> float | None:
         """CPU seconds the sandbox has used, read from outside it, where nothing in it can set them: its
         cgroup's (every process it forked included), else the CPU-time clock of the process the cells
-        run in (its threads included, its children not); None when neither can be read."""
+        run in (its threads included) plus `children_seconds` (under bubblewrap every process it forks;
+        without, one orphaned to the host's init escapes); None when neither can be read."""
         used = self.cgroup.cpu_seconds() if self.cgroup is not None else None
         if used is None and self.host_clock is not None:
             try:
-                used = time.clock_gettime(self.host_clock)
+                used = time.clock_gettime(self.host_clock) + self.children_seconds()
             except OSError:
                 self.check_alive()
         return used
+
+    def children_seconds(self) -> float:
+        """Without a cgroup: CPU seconds of the sandbox's other processes — every live one under the
+        launched process (bubblewrap's own included, which reap what the sandbox orphans) and the ones
+        they reaped — so work forked off the process the cells run in counts too. Children are read
+        before their parents: one reaped meanwhile is then counted twice, never missed."""
+        children, order = process_children(), [self.process.pid]
+        for pid in order:
+            order.extend(children.get(pid, []))
+        ticks = 0
+        for pid in reversed(order):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                utime, stime, cutime, cstime = map(int, fields[11:15])
+            except (OSError, ValueError):
+                continue
+            ticks += cutime + cstime + (0 if pid == self.host_pid else utime + stime)   # the host's own: host_clock
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     # -- the socket ------------------------------------------------------------------------------
     def exchange(self, request: dict, timeout: float, outputs: LimitedOutputs | None = None) -> dict:
@@ -279,6 +300,15 @@ class KernelSession(LoggingConfigurable):
 def host_pid(launched: int) -> int:
     """The process the cells run in: the deepest descendant of the launched one (under bubblewrap its
     own processes come between), looked up before any cell of the student's has run."""
+    children = process_children()
+    pid = launched
+    while len(children.get(pid, [])) == 1:
+        pid = children[pid][0]
+    return pid
+
+
+def process_children() -> dict[int, list[int]]:
+    """Every process's children, by parent pid, as /proc shows them now."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -287,10 +317,7 @@ def host_pid(launched: int) -> int:
                 children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
             except (OSError, IndexError, ValueError):
                 pass
-    pid = launched
-    while len(children.get(pid, [])) == 1:
-        pid = children[pid][0]
-    return pid
+    return children
 
 
 def process_cpu_clock(pid: int) -> int | None:
