@@ -145,9 +145,9 @@ class NotebookGrader(LoggingConfigurable):
                 continue
             ran.add(i)
             cell.outputs = run.outputs
-            if run.error and run.error[0] == "Timeout":
-                cut = cut or f"ячейка {i + 1} прервана: работала дольше {run.error[1]} с"
-                cell.outputs.append(error_output("Timeout", f"Ячейка работала дольше {run.error[1]} с и была "
+            if run.timed_out:      # a wall-clock cut (the grader's), never an exception the student named Timeout
+                cut = cut or f"ячейка {i + 1} прервана: работала дольше {run.timed_out:g} с"
+                cell.outputs.append(error_output("Timeout", f"Ячейка работала дольше {run.timed_out:g} с и была "
                                                  "прервана"))
             if run.error and is_solution(cell):
                 errors[grade_id(cell)] = f"{run.error[0]}: {run.error[1]}"

@@ -280,3 +280,18 @@ def test_a_timed_call_that_returns_a_generator_is_refused_its_work_would_come_af
         assert session.run_cell("def busy(n):\n    yield sum(i * i for i in range(n))").error is None
         with pytest.raises(checks.CheckFailed, match="генератор"):
             Remote(session).bind({"busy"})["busy"].remote_helper("cpu_seconds", [[5_000_000]])
+
+
+def test_a_timeout_is_the_graders_finding_not_a_name_the_student_raises_or_a_claim_it_forges():
+    # a wall-clock cut makes the notebook an `error` to retry: a student must not be able to set that off
+    # (or have their notebook regraded on every run) by naming an exception Timeout or forging the answer
+    with KernelSession(Sandbox(), cell_timeout=30) as session:
+        run = session.run_cell("class Timeout(Exception):\n    pass\nraise Timeout('5')")
+        assert run.error == ("Timeout", "5") and run.timed_out is None
+        seq = session.sequence + 1
+        run = session.run_cell(f"import json, os, struct\ndata = json.dumps({{'error': None, 'timeout': True}}).encode()\n"
+                               f"os.write({session.agent_fd}, struct.pack('>II', {seq}, len(data)) + data)")
+        assert run.timed_out is None and run.error[0] == "Exception", run
+        session.cell_timeout = 1
+        run = session.run_cell("import time\ntime.sleep(30)")          # a real one still counts
+        assert run.timed_out == 1 and run.error == ("Timeout", "1")
