@@ -151,20 +151,24 @@ def without_gc(compute):
 
 
 class cpu_limit:
-    """Raise CallTimedOut in this (main) thread after `seconds` of the process's CPU time."""
+    """Raise CallTimedOut in this (main) thread after `seconds` of the process's CPU time (a falsy
+    `seconds`: no limit). Subclasses change the clock and the exception (the host's `wall_limit`)."""
+    timer, signum, exception = signal.ITIMER_PROF, signal.SIGPROF, CallTimedOut
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float | None):
         self.seconds = seconds
 
     def __enter__(self):
-        def expired(signum, frame):
-            raise CallTimedOut
-        self.previous = signal.signal(signal.SIGPROF, expired)
-        signal.setitimer(signal.ITIMER_PROF, max(self.seconds, 0.01))
+        if self.seconds:
+            def expired(signum, frame):
+                raise self.exception
+            self.previous = signal.signal(self.signum, expired)
+            signal.setitimer(self.timer, max(float(self.seconds), 0.01))
 
     def __exit__(self, *exc):
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, self.previous)
+        if self.seconds:
+            signal.setitimer(self.timer, 0)
+            signal.signal(self.signum, self.previous)
         return False
 
 

@@ -53,9 +53,9 @@ __import__("sys").modules["_bpe_host"].main(int(__import__("sys").argv[1]))
 
 
 try:
-    from _bpe_agent import CallTimedOut        # in the sandbox, installed by BOOTSTRAP
+    from _bpe_agent import CallTimedOut, cpu_limit       # in the sandbox, installed by BOOTSTRAP
 except ImportError:
-    from .agent import CallTimedOut            # in the grader, which reads this module's constants
+    from .agent import CallTimedOut, cpu_limit           # in the grader, which reads this module's constants
 
 
 class CellTimedOut(CallTimedOut):
@@ -63,24 +63,9 @@ class CellTimedOut(CallTimedOut):
     kind = "wall"
 
 
-class wall_limit:
+class wall_limit(cpu_limit):
     """Raise CellTimedOut in the main thread after `seconds` of wall-clock time (None: no limit)."""
-
-    def __init__(self, seconds):
-        self.seconds = seconds
-
-    def __enter__(self):
-        if self.seconds:
-            def expired(signum, frame):
-                raise CellTimedOut
-            self.previous = signal.signal(signal.SIGALRM, expired)
-            signal.setitimer(signal.ITIMER_REAL, max(float(self.seconds), 0.01))
-
-    def __exit__(self, *exc):
-        if self.seconds:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.previous)
-        return False
+    timer, signum, exception = signal.ITIMER_REAL, signal.SIGALRM, CellTimedOut
 
 
 class Channel:

@@ -123,8 +123,6 @@ class Remote:
 
     def call(self, name: str, args: tuple, kwargs: dict, seconds: float | None = None, helper: str | None = None):
         seconds = seconds or checks.call_seconds() or self.call_seconds
-        if helper == "cpu_seconds":
-            return self.timed_calls(name, args[0], seconds)
         return self.result(self.ask(self.call_request(name, args, kwargs, helper), seconds), name, seconds)
 
     def call_request(self, name: str, args, kwargs: dict, helper: str | None = None, **extra) -> dict:
@@ -134,11 +132,12 @@ class Remote:
         except wire.Unsupported as e:
             raise TypeError(f"a check passed a {e.type_name} to the student's {name}") from None
 
-    def timed_calls(self, name: str, calls, seconds: float) -> list:
+    def timed_calls(self, name: str, calls, seconds: float | None = None) -> list:
         """checks.cpu_seconds while grading: [[result, CPU seconds], …] for each args of `calls`, each
         call timed by the grader from outside the student's process (`session.cpu_clock`), from the
         moment its arguments arrive to the moment its result has gone: nothing the notebook does to
         its clocks or to the agent changes the figure (a student's process can only make it larger)."""
+        seconds = seconds or checks.call_seconds() or self.call_seconds
         if self.session.cpu_clock() is None:
             raise checks.CheckFailed("время вызова не удалось измерить: часы процессорного времени ядра недоступны")
         out = []
@@ -222,6 +221,10 @@ class RemoteFunction:
     def remote_helper(self, helper: str, *args, seconds: float | None = None):
         """A check helper of bpe_course.checks applied to this function inside the kernel."""
         return self._remote.call(self.__name__, args, {}, seconds=seconds, helper=helper)
+
+    def timed_calls(self, calls) -> list:
+        """checks.cpu_seconds for this function: each call timed by the grader, from outside the kernel."""
+        return self._remote.timed_calls(self.__name__, calls)
 
     def __repr__(self):
         return f"<функция {self.__name__} из блокнота>"

@@ -215,8 +215,8 @@ def cpu_seconds(fn, calls) -> list:
     """[[result, CPU seconds], …]: fn(*args) for each args of `calls`, one after another in this process,
     each timed by the process's CPU time (not the clock, so a busy machine barely changes it). Tests
     compare how the time *grows* between calls made together, never a time against a limit."""
-    if hasattr(fn, "remote_helper"):     # while grading: the grader times each call from outside the kernel
-        return fn.remote_helper("cpu_seconds", calls)
+    if hasattr(fn, "timed_calls"):       # while grading: the grader times each call from outside the kernel
+        return fn.timed_calls(calls)
     out = []
     for args in calls:
         gc.collect()                     # a collection of earlier garbage is not the call's own work

@@ -35,7 +35,7 @@ STILL_ALIVE = ("import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() 
 def timed(session, code, n=5_000_000):
     run = session.run_cell(code)
     assert run.error is None, run.error
-    (result, seconds), = Remote(session).bind({"busy"})["busy"].remote_helper("cpu_seconds", [[n]])
+    (result, seconds), = Remote(session).bind({"busy"})["busy"].timed_calls([[n]])
     assert result == sum(i * i for i in range(n))
     return seconds
 
@@ -279,7 +279,7 @@ def test_a_timed_call_that_returns_a_generator_is_refused_its_work_would_come_af
     with KernelSession(Sandbox()) as session:
         assert session.run_cell("def busy(n):\n    yield sum(i * i for i in range(n))").error is None
         with pytest.raises(checks.CheckFailed, match="генератор"):
-            Remote(session).bind({"busy"})["busy"].remote_helper("cpu_seconds", [[5_000_000]])
+            Remote(session).bind({"busy"})["busy"].timed_calls([[5_000_000]])
 
 
 def test_a_timeout_is_the_graders_finding_not_a_name_the_student_raises_or_a_claim_it_forges():
