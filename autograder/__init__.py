@@ -1,20 +1,17 @@
 """The course's autograder: a trusted grading pipeline around nbgrader, for one notebook or a class.
 
-One notebook (autograder.pipeline):
-- `sanitize`   the submitted file → a notebook in the course's shape (`normalize`, `cells`), the `guard`'s report;
-- `plan`       the names each cell binds and reads (a `demo` cell still runs when a cell that runs reads it);
-- `session`    the student's cells run in a sandbox (`sandbox`): an IPython shell and the grader's `agent`
-               behind one socket (`host`), outputs bounded (`cell_outputs`);
-- `evaluate`   each test runs in the grader's process, against plain data (`remote`, `wire`);
-- `gradebook`  scores into nbgrader's class gradebook (formgrader, nbgrader export);
-- `feedback`   an HTML page built from the results.
+Layers, each importing only the ones above it in this list (tests/test_layers.py holds it):
 
-A class: `batch` (the class grader: interrupts, shards), `pool` and `worker` (worker processes, one
-notebook each, and their watchdog), `cache` (reruns grade only what is new), `outputs` (the output
-folder; shards merged), `submissions` (folders and LMS zips), `report` (grades.csv and friends),
-`course` (the course notebooks and the prepared nbgrader course), `release` (solutions/ →
-notebooks/), `simulate` and `demo` (example students), and `cli` (`python -m autograder release |
-bundle | grade | merge | check | demo`).
+- `course`     the course: its notebooks, nbgrader's cell metadata, the names cells bind and read,
+               the release (solutions/ → notebooks/), the student edition, example students;
+- `wall`       the sandbox and the one narrow channel through it (its own layer: imports neither
+               `course` nor anything else of the grader);
+- `notebook`   one notebook graded: sanitize → run the cells in the sandbox → evaluate each test
+               in the grader → a result and its feedback page;
+- `platforms`  a class's files in and out: folders and LMS zips, grades.csv, Moodle's and
+               Canvas's files, the late policy, item analysis;
+- `classroom`  a class graded: cache, worker pool, gradebook, output folder, shards;
+- `cli`        `python -m autograder release | bundle | grade | merge | check | demo` on top.
 """
 import sys
 

@@ -16,17 +16,17 @@ from pathlib import Path
 
 from bpe_course.vocab import offline_tiktoken
 
-from . import cgroup
-from .batch import ClassGrader, parse_shard
-from .cache import Cache
-from .course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
-from . import lms as lms_files
-from .outputs import merge_gradebook, merge_outputs
-from .pool import default_jobs
-from .report import grade_table, terminal_text, test_report, write_canvas_import, write_roster
-from .results import ERROR, GRADED, NOT_GRADED
-from .sandbox import Sandbox
-from .submissions import LMS_PATTERNS, Problem, find_submissions, import_zip, which_lms
+from .wall import cgroup
+from .classroom.batch import ClassGrader, parse_shard
+from .classroom.cache import Cache
+from .course.course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
+from .platforms import lms as lms_files
+from .classroom.outputs import merge_gradebook, merge_outputs
+from .classroom.pool import default_jobs
+from .platforms.report import grade_table, terminal_text, test_report, write_canvas_import, write_roster
+from .notebook.results import ERROR, GRADED, NOT_GRADED
+from .wall.sandbox import Sandbox
+from .platforms.submissions import LMS_PATTERNS, Problem, find_submissions, import_zip, which_lms
 
 OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, RETRY, INTERRUPTED = 0, 1, 2, 3, 4, 130
 
@@ -67,7 +67,7 @@ def late_policy(args) -> dict:
     """--due with --submission-times: who was late, reported; with --late-penalty, penalised."""
     if not getattr(args, "due", None):
         return {}
-    from .late import late_students, moodle_submission_times
+    from .platforms.late import late_students, moodle_submission_times
     due = datetime.fromisoformat(args.due)
     if not args.submission_times:
         raise ValueError("--due needs --submission-times: Moodle's downloaded grading worksheet "
@@ -123,7 +123,7 @@ def export_grades(kinds: list[str], outcome, out: Path, assignment: str, languag
 
 def analyse(outcome, out: Path) -> None:
     """The class's item analysis (per test: failures and the most common message; score spread)."""
-    from .analysis import write_item_analysis
+    from .platforms.analysis import write_item_analysis
     try:
         _, page = write_item_analysis(outcome.results, out)
         say(f"item analysis: {page} (and item_analysis.csv)")
@@ -253,7 +253,7 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
 
 
 def cmd_release(args) -> int:
-    from .release import release
+    from .course.release import release
     for path in release(Path(args.out)):
         say(f"wrote {path}")
     return OK
@@ -310,8 +310,8 @@ def cmd_merge(args) -> int:
 
 def cmd_check(args) -> int:
     """A self-check: one notebook against all tests, hidden ones included; spoken to in Russian."""
-    from .pipeline import NotebookGrader
-    from .session import KernelSession
+    from .notebook.pipeline import NotebookGrader
+    from .wall.session import KernelSession
     path = Path(args.notebook)
     if not path.is_file():
         say(f"Файл не найден: {path}")
@@ -337,7 +337,7 @@ def cmd_check(args) -> int:
 
 def cmd_bundle(args) -> int:
     """The student edition of an assignment: notebooks, data, helpers, a self-check; no answers."""
-    from .bundle import BundleError, build
+    from .course.bundle import BundleError, build
     try:
         notebooks = choose_notebooks(args.notebooks)
         path = build(notebooks, Path(args.out), allow_reveal=args.allow_reveal, say=say)
@@ -350,7 +350,7 @@ def cmd_bundle(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demo import build_demo_class
+    from .course.demo import build_demo_class
     out = Path(args.out).resolve()
     submissions = build_demo_class(out / "class")
     say(f"demo class: {submissions} (alice: all solved, bob: untouched, carol: a mistake, dave: 01 only)")

@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.course import PreparedCourse, course_notebooks, use_venv_tools  # noqa: E402
-from autograder.simulate import submission, write  # noqa: E402
+from autograder.course.course import PreparedCourse, course_notebooks, use_venv_tools  # noqa: E402
+from autograder.course.simulate import submission, write  # noqa: E402
 
 
 def machine_cpu() -> float:

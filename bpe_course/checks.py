@@ -31,7 +31,7 @@ class TookTooLong(Exception):
 
 
 # While grading, the student's functions run in their own kernel, which limits each call's CPU
-# time itself (autograder.remote); `run` then only passes its time limit on, through this variable.
+# time itself (autograder.wall.remote); `run` then only passes its time limit on, through this variable.
 _call_seconds = contextvars.ContextVar("call_seconds", default=None)
 _local_time_limits = True
 

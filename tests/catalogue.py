@@ -1,7 +1,7 @@
 """Grading cases of the course in-process, through the grader's own pipeline and checks.
 
 A case is a course notebook with some solution cells replaced (a mistake, an alternative
-solution, or nothing: the solution). It is graded by autograder.pipeline in a LocalSession — the
+solution, or nothing: the solution). It is graded by autograder.notebook.pipeline in a LocalSession — the
 same sanitize, plan, evaluate and agent code as in the sandboxed kernel, without the kernel —
 so the whole catalogue is proven in seconds. Cases run in parallel worker processes.
 """
@@ -12,10 +12,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
-from autograder.course import CourseNotebook
-from autograder.pipeline import NotebookGrader
-from autograder.session import LocalSession
-from autograder.simulate import submission, write
+from autograder.course.course import CourseNotebook
+from autograder.notebook.pipeline import NotebookGrader
+from autograder.wall.session import LocalSession
+from autograder.course.simulate import submission, write
 
 
 def grade_case(notebook: str, replace: dict, solved: bool = True, full: bool = False) -> dict:

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder import bounds
-from autograder.course import CourseNotebook
-from autograder.evaluate import Evaluator
-from autograder.pipeline import NotebookGrader
-from autograder.session import LocalSession
-from autograder.simulate import submission, write
+from autograder.notebook import bounds
+from autograder.course.course import CourseNotebook
+from autograder.notebook.evaluate import Evaluator
+from autograder.notebook.pipeline import NotebookGrader
+from autograder.wall.session import LocalSession
+from autograder.course.simulate import submission, write
 
 # nested bounded repeats: a backtracking search that takes hours on a string of a few digits
 BOMB = r"(?:(?:(?:(?:\d?){1,3}){1,3}){1,9}){1,9}\D"
@@ -61,10 +61,10 @@ def test_lone_surrogates_in_messages_and_outputs_are_written_escaped_everywhere(
 
     import nbformat
 
-    from autograder.feedback import feedback_html
-    from autograder.gradebook import review_notebook
-    from autograder.outputs import Outcome, write_outputs
-    from autograder.submissions import Problem
+    from autograder.notebook.feedback import feedback_html
+    from autograder.classroom.gradebook import review_notebook
+    from autograder.classroom.outputs import Outcome, write_outputs
+    from autograder.platforms.submissions import Problem
     course = CourseNotebook.load("01_hand_example")
     graded = grade("01_hand_example", {"count_pairs": 'print("вывод \\udcff")\ndef count_pairs(corpus):\n'
                                                      '    raise ValueError("\\udcff")'})
@@ -88,8 +88,8 @@ def test_lone_surrogates_in_messages_and_outputs_are_written_escaped_everywhere(
 def test_a_page_that_cannot_be_written_is_reported_and_the_other_outputs_are_still_written(tmp_path):
     import pytest as _pytest
 
-    from autograder.outputs import Outcome, write_outputs
-    from autograder.results import GRADED, Result
+    from autograder.classroom.outputs import Outcome, write_outputs
+    from autograder.notebook.results import GRADED, Result
     results = [Result(s, "01_hand_example", 1, 1, GRADED) for s in ("a", "b")]
     out = tmp_path / "out"
     (out / "feedback" / "a").mkdir(parents=True)
@@ -110,8 +110,8 @@ def test_a_page_that_cannot_be_written_is_reported_and_the_other_outputs_are_sti
 # -- one settings object ----------------------------------------------------------------------------
 def test_settings_that_change_a_grade_change_the_cache_key():
     from autograder.cli import overrides_of, parser
-    from autograder.course import load_config
-    from autograder.settings import grading_settings, settings_digest
+    from autograder.course.course import load_config
+    from autograder.classroom.settings import grading_settings, settings_digest
     key = lambda *argv: settings_digest(grading_settings(load_config(overrides_of(parser().parse_args(
         ["grade", "x", *argv])))))
     plain = key()
@@ -161,7 +161,7 @@ def bytes_per_token(text, ids):
 
 
 def test_a_rebuilt_exception_has_its_name_and_a_built_in_base_only():
-    from autograder.remote import StudentException, rebuilt_exception
+    from autograder.wall.remote import StudentException, rebuilt_exception
     e = rebuilt_exception({"type": "EmptyTokens", "message": "пусто", "bases": ["ValueError", "Exception"]})
     assert isinstance(e, ValueError) and isinstance(e, StudentException) and type(e).__name__ == "EmptyTokens"
     for forged in (["StopIteration"], ["SystemExit"], ["KeyboardInterrupt"], [{"x": 1}], "ValueError", ["object"]):
@@ -172,8 +172,8 @@ def test_a_rebuilt_exception_has_its_name_and_a_built_in_base_only():
 # -- terminals get text --------------------------------------------------------------------------
 def test_control_sequences_from_a_submission_never_reach_the_terminal(capsys):
     from autograder import cli
-    from autograder.report import grade_table, test_report
-    from autograder.results import GRADED, Result, TestResult
+    from autograder.platforms.report import grade_table, test_report
+    from autograder.notebook.results import GRADED, Result, TestResult
     fake = "\x1b[1A\x1b[2K\r  ок   test_a  2/2\x1b]0;owned\x07\x9b31m"
     result = Result("ivan\x1b[31m", "01_hand_example", 0, 2, GRADED, fake, [TestResult("test_a", 0, 2, fake)],
                     review=[f"строка 1: {fake}"])
@@ -188,9 +188,9 @@ def test_review_pages_show_a_students_outputs_without_anything_that_runs():
     import nbformat
     from nbconvert import HTMLExporter
 
-    from autograder.course import load_config
-    from autograder.feedback import feedback_html
-    from autograder.gradebook import review_notebook
+    from autograder.course.course import load_config
+    from autograder.notebook.feedback import feedback_html
+    from autograder.classroom.gradebook import review_notebook
     course = CourseNotebook.load("01_hand_example")
     graded = grade("01_hand_example", {})
     notebook = graded.notebook
@@ -256,9 +256,9 @@ def test_a_test_that_never_ends_in_the_grader_fails_on_its_cpu_budget_and_the_ne
 
 
 def test_names_no_file_takes_are_escaped_in_the_roster_and_the_lms_exports(tmp_path):
-    from autograder.lms import write_moodle_worksheet
-    from autograder.report import read_roster, write_canvas_import, write_roster
-    from autograder.results import GRADED, Result
+    from autograder.platforms.lms import write_moodle_worksheet
+    from autograder.platforms.report import read_roster, write_canvas_import, write_roster
+    from autograder.notebook.results import GRADED, Result
     roster = {"123": "Иван \udcff"}
     write_roster(roster, tmp_path)
     assert read_roster(tmp_path)["123"] == "Иван \\udcff"

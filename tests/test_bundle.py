@@ -8,9 +8,9 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder.bundle import HIDDEN, SOLUTION, leaked_lines, release_lines, significant
-from autograder.course import SOLUTIONS, course_notebooks
-from autograder.simulate import submission
+from autograder.course.bundle import HIDDEN, SOLUTION, leaked_lines, release_lines, significant
+from autograder.course.course import SOLUTIONS, course_notebooks
+from autograder.course.simulate import submission
 from conftest import ROOT
 
 NB1 = "01_hand_example"

@@ -10,11 +10,11 @@ untouched notebooks that skipping them changes no grade).
 import nbformat
 import pytest
 
-from autograder.cells import is_test
-from autograder.course import CourseNotebook, course_notebooks
-from autograder.pipeline import NotebookGrader
-from autograder.session import LocalSession
-from autograder.simulate import submission, write
+from autograder.course.cells import is_test
+from autograder.course.course import CourseNotebook, course_notebooks
+from autograder.notebook.pipeline import NotebookGrader
+from autograder.wall.session import LocalSession
+from autograder.course.simulate import submission, write
 from catalogue import grade_cases
 from mistakes import ALTERNATIVES, MISTAKES
 

@@ -19,11 +19,11 @@ import nbformat
 import pytest
 
 from attacks import ATTACKS, HIDDEN_SOURCE, NB, network_attack
-from autograder.cells import grade_id
-from autograder.course import course_notebooks
-from autograder.demo import OVERLAPPING_MERGE
-from autograder.sandbox import bwrap_works
-from autograder.simulate import submission, write
+from autograder.course.cells import grade_id
+from autograder.course.course import course_notebooks
+from autograder.course.demo import OVERLAPPING_MERGE
+from autograder.wall.sandbox import bwrap_works
+from autograder.course.simulate import submission, write
 from conftest import SECRET, grade, results_of, private_tmp
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from autograder.batch import shard_of
-from autograder.sandbox import bwrap_works
-from autograder.simulate import solution_sources, submission, write
+from autograder.classroom.batch import shard_of
+from autograder.wall.sandbox import bwrap_works
+from autograder.course.simulate import solution_sources, submission, write
 from conftest import ROOT, grade, results_of, private_tmp
 
 NB = "01_hand_example"
@@ -184,13 +184,13 @@ def test_a_self_check_speaks_russian_and_leaves_nothing_behind(tmp_path):
 
 def test_a_feedback_page_that_fails_is_reported_and_not_retried(tmp_path, capsys):
     import nbformat
-    from autograder.batch import ClassGrader
-    from autograder.cache import Cache
+    from autograder.classroom.batch import ClassGrader
+    from autograder.classroom.cache import Cache
     from autograder.cli import report_class
-    from autograder.course import PreparedCourse, use_venv_tools
-    from autograder.outputs import Outcome
-    from autograder.results import Result
-    from autograder.worker import Answer, Task
+    from autograder.course.course import PreparedCourse, use_venv_tools
+    from autograder.classroom.outputs import Outcome
+    from autograder.notebook.results import Result
+    from autograder.classroom.worker import Answer, Task
     use_venv_tools()
     course = PreparedCourse(tmp_path / "work" / "course").prepare()
     grader = ClassGrader(course, tmp_path / "work")

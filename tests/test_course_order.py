@@ -10,12 +10,12 @@ import copy
 
 import pytest
 
-from autograder.cells import grade_id
-from autograder.course import CourseNotebook, course_notebooks
-from autograder.normalize import restore_course_cells
-from autograder.pipeline import NotebookGrader
-from autograder.session import LocalSession
-from autograder.simulate import solution_sources, submission, write
+from autograder.course.cells import grade_id
+from autograder.course.course import CourseNotebook, course_notebooks
+from autograder.notebook.normalize import restore_course_cells
+from autograder.notebook.pipeline import NotebookGrader
+from autograder.wall.session import LocalSession
+from autograder.course.simulate import solution_sources, submission, write
 
 NB08 = "08_shipping_tokenizer"
 

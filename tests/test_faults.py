@@ -7,8 +7,8 @@ import copy
 
 import pytest
 
-from autograder.sandbox import bwrap_works
-from autograder.simulate import solution_sources, submission, write
+from autograder.wall.sandbox import bwrap_works
+from autograder.course.simulate import solution_sources, submission, write
 from conftest import grade, results_of
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")

@@ -10,11 +10,11 @@ import subprocess
 
 import pytest
 
-from autograder.course import CourseNotebook
-from autograder.feedback import feedback_html
-from autograder.pipeline import NotebookGrader
-from autograder.session import LocalSession
-from autograder.simulate import solution_sources, submission, write
+from autograder.course.course import CourseNotebook
+from autograder.notebook.feedback import feedback_html
+from autograder.notebook.pipeline import NotebookGrader
+from autograder.wall.session import LocalSession
+from autograder.course.simulate import solution_sources, submission, write
 
 NB = "01_hand_example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -59,9 +59,9 @@ def test_long_lines_stay_inside_the_window_in_a_real_browser(page, tmp_path):
 
 
 def test_a_broken_file_gets_a_russian_page_that_says_what_to_do():
-    from autograder.course import CourseNotebook
-    from autograder.feedback import feedback_html
-    from autograder.results import BROKEN, ERROR, Result
+    from autograder.course.course import CourseNotebook
+    from autograder.notebook.feedback import feedback_html
+    from autograder.notebook.results import BROKEN, ERROR, Result
     release = CourseNotebook.load("01_hand_example").release
     broken = Result("1001", "01_hand_example", 0, 17, BROKEN, "01_hand_example.ipynb: not valid JSON (line 1, column 2)")
     page = feedback_html(broken, None, release, set())

@@ -3,10 +3,10 @@ without cell ids, on any solved notebook; still a finding for a student reaching
 import nbformat
 import pytest
 
-from autograder.course import CourseNotebook, course_notebooks
-from autograder.guard import tampering
-from autograder.sanitize import sanitize
-from autograder.simulate import submission
+from autograder.course.course import CourseNotebook, course_notebooks
+from autograder.notebook.guard import tampering
+from autograder.notebook.sanitize import sanitize
+from autograder.course.simulate import submission
 
 
 def review_of(tmp_path, notebook, name):

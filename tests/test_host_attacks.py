@@ -1,16 +1,16 @@
 """Attacks of a hostile student on what crosses the sandbox's socket and on the grader's timing from
-outside (autograder.host, autograder.session, autograder.cell_outputs, Remote.timed_calls): each test
+outside (autograder.wall.host, autograder.wall.session, autograder.wall.cell_outputs, Remote.timed_calls): each test
 states the defence that must hold."""
 import json
 
 import nbformat
 import pytest
 
-from autograder.cell_outputs import LimitedOutputs
-from autograder.gradebook import review_notebook
-from autograder.remote import Remote
-from autograder.sandbox import Sandbox
-from autograder.session import KernelSession
+from autograder.wall.cell_outputs import LimitedOutputs
+from autograder.classroom.gradebook import review_notebook
+from autograder.wall.remote import Remote
+from autograder.wall.sandbox import Sandbox
+from autograder.wall.session import KernelSession
 
 BUSY_IN_A_CHILD = ("import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
                    "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
@@ -143,7 +143,7 @@ class Forged:
         self.text = text
 
     def request(self, request, timeout):
-        from autograder.session import parse_answer
+        from autograder.wall.session import parse_answer
         return parse_answer(self.text.encode())
 
 

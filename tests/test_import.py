@@ -5,9 +5,9 @@ import zipfile
 
 import nbformat
 
-from autograder.course import course_notebooks
-from autograder.simulate import submission
-from autograder.submissions import find_submissions, import_zip
+from autograder.course.course import course_notebooks
+from autograder.course.simulate import submission
+from autograder.platforms.submissions import find_submissions, import_zip
 from conftest import grade, results_of
 
 NB = "01_hand_example"
@@ -98,7 +98,7 @@ def test_nbgraders_zip_collect_reads_moodle_names_with_the_course_plugin(tmp_pat
         z.writestr(f"Ivan Petrov_1001_assignsubmission_file_/{NB}.ipynb", text(submission(NB)))
         z.writestr(f"Анна Иванова_1002_assignsubmission_file_{NB}.ipynb", text(submission(NB, solved=False)))
     run = subprocess.run([sys.executable, "-m", "nbgrader", "zip_collect", NB,
-                          "--ZipCollectApp.collector_plugin=autograder.submissions.LmsCollector"],
+                          "--ZipCollectApp.collector_plugin=autograder.platforms.submissions.LmsCollector"],
                          cwd=course, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert run.returncode == 0, run.stdout + run.stderr
     for student in ("1001", "1002"):

@@ -4,9 +4,9 @@ import csv
 
 import lms_importers
 from autograder.cli import export_grades
-from autograder.lms import moodle_folder, write_moodle_feedback_zip, write_moodle_worksheet
-from autograder.outputs import Outcome, write_outputs
-from autograder.results import GRADED, Result
+from autograder.platforms.lms import moodle_folder, write_moodle_feedback_zip, write_moodle_worksheet
+from autograder.classroom.outputs import Outcome, write_outputs
+from autograder.notebook.results import GRADED, Result
 
 NB1, NB2 = "01_hand_example", "02_byte_level_training"
 
@@ -83,8 +83,8 @@ def test_grades_inside_the_repository_are_ignored_by_git(capsys):
 
 
 def test_item_analysis_counts_failures_and_escapes_messages(tmp_path):
-    from autograder.analysis import write_item_analysis
-    from autograder.results import TestResult
+    from autograder.platforms.analysis import write_item_analysis
+    from autograder.notebook.results import TestResult
     results = [Result(s, NB1, score, 4, GRADED, tests=[
         TestResult("test_count_pairs", score, 4, "" if score == 4 else "<script>alert(1)</script> неверно\nдетали")])
         for s, score in (("a", 4), ("b", 0), ("c", 0))] + [Result("d", NB1, 0, 4, "broken", "not JSON")]
@@ -101,7 +101,7 @@ def test_late_submissions_from_moodles_worksheet_reported_and_penalised_only_whe
     import argparse
     from datetime import datetime
     from autograder.cli import late_policy
-    from autograder.late import moodle_time
+    from autograder.platforms.late import moodle_time
     assert moodle_time("Tuesday, 1 December 2026, 11:59 PM") == datetime(2026, 12, 1, 23, 59)
     assert moodle_time("вторник, 3 декабря 2026, 00:05") == datetime(2026, 12, 3, 0, 5)
     assert moodle_time("-") is None

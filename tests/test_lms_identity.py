@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from autograder.submissions import import_zip, inside, usable_id, which_lms
+from autograder.platforms.submissions import import_zip, inside, usable_id, which_lms
 
 NB1, NB2 = "01_hand_example", "02_byte_level_training"
 NOTEBOOKS = [NB1, NB2]
@@ -89,7 +89,7 @@ def test_one_rule_for_the_whole_zip():
 
 def test_a_misnamed_file_is_mapped_only_when_the_instructor_says_so(tmp_path):
     from autograder.cli import parse_renames
-    from autograder.submissions import find_submissions
+    from autograder.platforms.submissions import find_submissions
     renames = parse_renames(["1003/hw1.ipynb=02"])
     assert renames == {("1003", "hw1.ipynb"): NB2}
     entries = {"Olga Smith_1003_assignsubmission_file_/hw1.ipynb": "02 under another name",
@@ -115,8 +115,8 @@ def test_a_canvas_late_mark_is_reported_and_the_file_graded_as_usual(tmp_path):
 
 
 def test_the_grade_table_names_the_students_the_roster_knows():
-    from autograder.report import grade_table
-    from autograder.results import GRADED, Result
+    from autograder.platforms.report import grade_table
+    from autograder.notebook.results import GRADED, Result
     table = grade_table([Result("1001", NB1, 17, 17, GRADED), Result("1002", NB1, 3, 17, GRADED)], [NB1],
                         {"1001": "Иван Петров"})
     assert "1001 Иван Петров" in table and "\n1002 " in table

@@ -1,5 +1,5 @@
 """Which cells a grade needs: decided from the code, and in doubt the cell runs."""
-from autograder.plan import analyse, free_names, needed_cells
+from autograder.course.plan import analyse, free_names, needed_cells
 
 
 def needed(sources, always=(), wanted=()):

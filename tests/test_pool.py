@@ -5,10 +5,10 @@ from multiprocessing.reduction import ForkingPickler
 
 import nbformat
 
-from autograder.pool import Lost, Workers
-from autograder import results
-from autograder.results import GRADED, Result
-from autograder.worker import Answer, Task
+from autograder.classroom.pool import Lost, Workers
+from autograder.notebook import results
+from autograder.notebook.results import GRADED, Result
+from autograder.classroom.worker import Answer, Task
 
 NB = "01_hand_example"
 
@@ -27,8 +27,8 @@ def test_a_task_and_an_answer_cross_the_pipe_unchanged():
 
 
 def test_a_worker_that_dies_costs_its_task_and_a_new_one_takes_its_place(tmp_path):
-    from autograder.batch import ClassGrader
-    from autograder.course import PreparedCourse, use_venv_tools
+    from autograder.classroom.batch import ClassGrader
+    from autograder.course.course import PreparedCourse, use_venv_tools
     use_venv_tools()
     course = PreparedCourse(tmp_path / "work" / "course").prepare()
     workers = Workers(1, course.root, {})

@@ -1,7 +1,7 @@
 """The slow proofs: every lesson run whole (`make proof`; CI runs it after `make test`).
 
 Grading skips only the lesson's demonstrations that the author tagged `demo` and the student left
-unchanged; the student's cells always run (autograder.pipeline). So a grade can differ from the
+unchanged; the student's cells always run (autograder.notebook.pipeline). So a grade can differ from the
 whole lesson's only through those tags, which are the course's, not the student's: each solution
 and each untouched notebook is graded twice, in-process — skipping the tagged demonstrations, and
 running the whole lesson — with the same scores and messages (tests/test_release.py checks
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import pytest
 from nbclient import NotebookClient
 
-from autograder.course import NOTEBOOKS, course_notebooks
-from autograder.simulate import submission
+from autograder.course.course import NOTEBOOKS, course_notebooks
+from autograder.course.simulate import submission
 from catalogue import grade_cases
 
 pytestmark = pytest.mark.proof

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from autograder.course import NOTEBOOKS, SOLUTIONS, course_notebooks
-from autograder.release import release
+from autograder.course.course import NOTEBOOKS, SOLUTIONS, course_notebooks
+from autograder.course.release import release
 
 
 @pytest.fixture(scope="module")
@@ -53,13 +53,13 @@ def test_every_exercise_has_visible_and_hidden_tests(name):
 
 @pytest.mark.parametrize("name", course_notebooks())
 def test_demonstrations_tagged_demo_are_never_needed_by_a_grade(name):
-    """Grading skips the lesson cells tagged `demo` (autograder.pipeline). A tag on a cell that a test,
+    """Grading skips the lesson cells tagged `demo` (autograder.notebook.pipeline). A tag on a cell that a test,
     a given cell or a cell that runs reads from is an authoring error: the tag would silently not
     hold (the cell is pulled in again), and grading would cost what the author meant to save."""
-    from autograder.course import CourseNotebook, DEMO_TAG
-    from autograder.normalize import restore_course_cells
-    from autograder.pipeline import NotebookGrader
-    from autograder.simulate import submission
+    from autograder.course.course import CourseNotebook, DEMO_TAG
+    from autograder.notebook.normalize import restore_course_cells
+    from autograder.notebook.pipeline import NotebookGrader
+    from autograder.course.simulate import submission
     course = CourseNotebook.load(name)
     cells = restore_course_cells(submission(name), course.release).cells
     needed, last_test, codes = NotebookGrader().cells_to_run(course, cells)

@@ -17,13 +17,13 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder.course import CourseNotebook
-from autograder.demo import OVERLAPPING_MERGE
+from autograder.course.course import CourseNotebook
+from autograder.course.demo import OVERLAPPING_MERGE
 import lms_importers
-from autograder.lms import moodle_columns
-from autograder.report import CANVAS_COLUMNS
-from autograder.sandbox import bwrap_works
-from autograder.simulate import submission
+from autograder.platforms.lms import moodle_columns
+from autograder.platforms.report import CANVAS_COLUMNS
+from autograder.wall.sandbox import bwrap_works
+from autograder.course.simulate import submission
 from conftest import ROOT, grade, results_of
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")
@@ -204,8 +204,8 @@ def test_the_gradebook_holds_the_graded_assignments_and_gets_the_next_ones_back(
     run in the same work folder for 02 puts 02 back (nbgrader's generate_assignment) and keeps 01 only
     if it was graded."""
     from nbgrader.api import Gradebook
-    from autograder.course import PreparedCourse
-    from autograder.gradebook import keep_assignments
+    from autograder.course.course import PreparedCourse
+    from autograder.classroom.gradebook import keep_assignments
     course = PreparedCourse(tmp_path / "course").prepare()
     names = lambda: sorted(a.name for a in Gradebook(f"sqlite:///{course.gradebook}").assignments)
     assert names() == course.notebooks

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from autograder.remote import KernelGone, Remote
-from autograder.sandbox import Sandbox
-from autograder.session import KernelDied, KernelSession, KernelStuck
+from autograder.wall.remote import KernelGone, Remote
+from autograder.wall.sandbox import Sandbox
+from autograder.wall.session import KernelDied, KernelSession, KernelStuck
 from bpe_course import checks
 
 
@@ -165,10 +165,10 @@ def test_honest_floods_of_output_are_cut_in_the_sandbox_and_never_make_a_frame_t
 
 
 def test_the_watchdog_stops_a_worker_past_its_limit_and_puts_a_new_one_in_its_place(tmp_path):
-    from autograder.course import PreparedCourse
-    from autograder.pool import Lost, Workers
-    from autograder.worker import Task
-    from autograder.simulate import submission, write
+    from autograder.course.course import PreparedCourse
+    from autograder.classroom.pool import Lost, Workers
+    from autograder.classroom.worker import Task
+    from autograder.course.simulate import submission, write
     course = PreparedCourse(tmp_path / "course").prepare()
     path = tmp_path / "stuck.ipynb"     # a cell that outlasts every limit but the watchdog's
     write(submission("01_hand_example", replace={"count_pairs": "import time\ntime.sleep(10**6)"}), path)
@@ -188,7 +188,7 @@ def test_the_watchdog_stops_a_worker_past_its_limit_and_puts_a_new_one_in_its_pl
 
 
 # -- a cgroup per sandbox: memory of all its processes, a CPU quota, a process count; a uid of its own --
-from autograder import cgroup  # noqa: E402
+from autograder.wall import cgroup  # noqa: E402
 
 needs_cgroups = pytest.mark.skipif(cgroup.available() is not None, reason=f"no cgroups: {cgroup.available()}")
 GiB = 2**30
@@ -327,7 +327,7 @@ def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never()
 
 
 def test_every_kind_of_output_counts_against_a_cells_limit_and_printing_lines_does_not_reach_it():
-    from autograder.cell_outputs import LimitedOutputs
+    from autograder.wall.cell_outputs import LimitedOutputs
     flood = LimitedOutputs(50_000)
     for _ in range(100_000):                          # empty outputs cost something too
         flood.add({"output_type": "display_data", "data": {}, "metadata": {}})
@@ -367,7 +367,7 @@ def test_work_done_in_a_forked_child_counts_in_a_calls_cpu_time():
 def test_the_agent_knows_every_check_helper_that_runs_in_the_kernel():
     import inspect
     import re
-    from autograder.agent import check_helpers
+    from autograder.wall.agent import check_helpers
     assert set(check_helpers()) == set(re.findall(r'remote_helper\("(\w+)"', inspect.getsource(checks)))
 
 

@@ -4,10 +4,10 @@ import json
 import nbformat
 import pytest
 
-from autograder.course import CourseNotebook
-from autograder.plan import analyse
-from autograder.sanitize import SubmissionError, read_submission, sanitize
-from autograder.simulate import submission
+from autograder.course.course import CourseNotebook
+from autograder.course.plan import analyse
+from autograder.notebook.sanitize import SubmissionError, read_submission, sanitize
+from autograder.course.simulate import submission
 
 NB = "01_hand_example"
 
@@ -52,9 +52,9 @@ def test_code_the_planner_cannot_read_simply_runs():
 
 
 def test_a_guard_that_fails_is_listed_for_review_not_swallowed(tmp_path, monkeypatch):
-    import autograder.sanitize as sanitize_module
-    from autograder.course import CourseNotebook
-    from autograder.simulate import submission, write
+    import autograder.notebook.sanitize as sanitize_module
+    from autograder.course.course import CourseNotebook
+    from autograder.course.simulate import submission, write
 
     def broken_scan(notebook, release):
         raise RecursionError("maximum recursion depth exceeded")

@@ -4,7 +4,7 @@ from collections import Counter, OrderedDict, namedtuple
 
 import pytest
 
-from autograder import wire
+from autograder.wall import wire
 
 
 def crossed(value):

@@ -4,7 +4,7 @@ For each graded function, the plausible wrong versions a student will try: text 
 ",".join(map(str, ids)) (ids that overlap as text: "11,2" contains "1,2"), bytes that cannot hold
 ids above 255, off-by-ones, overlapping or one-sided merges, state kept between calls, wrong
 units (code points instead of UTF-8 bytes), wrong tie rules and stops, and wrong quiz answers."""
-from autograder.demo import OVERLAPPING_MERGE
+from autograder.course.demo import OVERLAPPING_MERGE
 
 from . import Alternative, Mistake
 

@@ -11,7 +11,7 @@ import copy
 
 import nbformat
 
-from .cells import grade_id, is_solution, nbgrader_meta
+from ..course.cells import grade_id, is_solution, nbgrader_meta
 
 
 def restore_course_cells(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> nbformat.NotebookNode:

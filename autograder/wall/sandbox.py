@@ -1,7 +1,7 @@
 """The walls around a student's kernel.
 
 `Sandbox` (a configurable, settings below) says how a kernel is started; the command it builds is
-`python -m autograder.sandbox CONFIG`, this module's `main`, which
+`python -m autograder.wall.sandbox CONFIG`, this module's `main`, which
 
 - applies resource limits: address space, CPU time, file size (setrlimit), and — as the last
   step before the kernel starts — a process-count limit;
@@ -10,7 +10,7 @@
   the Python environment, the course helpers and data, a small `/etc` of its own (a `passwd`
   entry, the linker cache, the time zone — not the host's `/etc`), and an empty, size-limited
   `/tmp` that holds its work folder. On the host it can write nothing; its one way out is the
-  socket it inherits from the grader (`autograder.host` is what runs on it).
+  socket it inherits from the grader (`autograder.wall.host` is what runs on it).
   The course sources, the graded notebook, hidden tests, the gradebook and other students'
   work are simply not there;
 - gives the kernel an explicit environment (`--clearenv`): the variables listed in
@@ -20,7 +20,7 @@
   one, so one student's fork bomb cannot use up another's process limit, not even a `check`'s)
   with `no_new_privs` set by bubblewrap; otherwise bubblewrap maps the grader's user to `uid_base`
   in a user namespace of its own;
-- puts the whole sandbox in a cgroup of its own (`autograder.cgroup`, where the host allows it):
+- puts the whole sandbox in a cgroup of its own (`autograder.wall.cgroup`, where the host allows it):
   memory for all its processes together (shared memory and memfd included), a CPU quota, a
   process count — so forked children, `setsid` and memfd escape none of them;
 - runs Python with -P, so a module the student writes next to the notebook cannot shadow one
@@ -170,7 +170,7 @@ class Sandbox(LoggingConfigurable):
 
     def kernel_argv(self, workdir: Path, uid: int, group: "cgroup.SandboxCgroup | None", fd: int) -> list[str]:
         """The command that starts the sandbox: the launcher, with everything it needs in a file; the
-        process inside talks to the grader on the socket `fd` (see `autograder.host`)."""
+        process inside talks to the grader on the socket `fd` (see `autograder.wall.host`)."""
         from .host import BOOTSTRAP
         folder = workdir.parent
         config = {
@@ -185,7 +185,7 @@ class Sandbox(LoggingConfigurable):
         }
         path = folder / "sandbox.json"
         path.write_text(json.dumps(config), encoding="utf-8")
-        return [sys.executable, "-m", "autograder.sandbox", str(path)]
+        return [sys.executable, "-m", "autograder.wall.sandbox", str(path)]
 
     @staticmethod
     def default_read_only_paths() -> list[str]:

@@ -1,6 +1,6 @@
 """A cell's outputs as the grader keeps them: rebuilt from what the sandbox sent, field by field,
 and cut at a size, whatever the sandbox claims (`KernelSession` feeds it the output frames of a
-cell; the sandbox's own `autograder.host.CellOutputs` cuts too, but is not trusted to)."""
+cell; the sandbox's own `autograder.wall.host.CellOutputs` cuts too, but is not trusted to)."""
 import json
 import re
 

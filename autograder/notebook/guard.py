@@ -1,7 +1,7 @@
 """A report for the instructor: student code that reaches for the grading machinery.
 
 This is not a defence. Checks run in the grader's process and only plain data comes out of the
-student's kernel (autograder.evaluate), so replacing check helpers, builtins, IPython's traceback
+student's kernel (autograder.notebook.evaluate), so replacing check helpers, builtins, IPython's traceback
 display or input transformers inside the kernel gains nothing. A student who tries is still worth
 a conversation: this scan reads every cell the student wrote or changed (the course's own cells,
 unchanged, are not read) and names each suspicious line. The notebook is graded as usual; the
@@ -14,7 +14,7 @@ import tokenize
 
 import nbformat
 
-from .cells import grade_id, is_solution
+from ..course.cells import grade_id, is_solution
 
 # names whose mere use in a student's cell is a reason to look: this course never needs them
 SUSPICIOUS_NAMES = {

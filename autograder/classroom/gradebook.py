@@ -17,7 +17,7 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.utils import parse_utc
 
-from .results import BROKEN, GRADED, Result, safe_strings
+from ..notebook.results import BROKEN, GRADED, Result, safe_strings
 
 SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")     # shown as text, or decoded as an image
 

@@ -3,7 +3,7 @@
 The grader never runs a test in the student's process. It asks this agent for plain data —
 "what is `ANSWER_1`?", "call `merge` with these arguments" — and compares the answers itself.
 Requests and answers are plain data (values in the format of `wire`); in the sandbox they travel
-over the host's socket (`autograder.host`), in the grader's own tests they are passed as JSON
+over the host's socket (`autograder.wall.host`), in the grader's own tests they are passed as JSON
 text (`serve`). The agent lives in the student's
 process, so nothing depends on it being left alone: a student who replaces it can only change
 what their own functions appear to return, which they could do anyway.

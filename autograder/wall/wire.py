@@ -12,7 +12,7 @@ than `max_depth` and more than `max_items` elements, so a hostile kernel can mak
 can never hand the grader an object with behaviour of its own (an `__eq__` that says yes to
 everything), exhaust its memory or stack, or make it build a set of values that all share one hash.
 (The frame that carries a value is size-capped and parsed as JSON by the channel that reads it:
-autograder.session.)
+autograder.wall.session.)
 
 `encode` is the sender's side: the agent in the kernel encodes answers with it (and the grader a
 test's arguments). In the student's process nothing depends on it being honest; it converts subclasses of the built-in types through the base type's own

@@ -11,10 +11,10 @@ import json
 
 def grading_settings(config) -> dict:
     """{"Class.trait": value} for every setting of the grading classes, with `config` applied."""
-    from .evaluate import Evaluator
-    from .pipeline import NotebookGrader
-    from .sandbox import Sandbox
-    from .session import KernelSession
+    from ..notebook.evaluate import Evaluator
+    from ..notebook.pipeline import NotebookGrader
+    from ..wall.sandbox import Sandbox
+    from ..wall.session import KernelSession
     settings = {}
     for cls in (NotebookGrader, Evaluator, KernelSession, Sandbox):
         section = config[cls.__name__] if cls.__name__ in config else {}

@@ -3,7 +3,7 @@
 A result is kept in the work folder (`results/<student>/<notebook>.json`, its feedback page next to it
 as `.html`) as soon as it exists, under a key made of what it depends on (`file_key`: the SHA-256 of
 the submitted file, of the course notebook and of the settings that change a grade,
-autograder.settings). Only the class grader writes here, each file atomically (`atomic_write`), so
+autograder.classroom.settings). Only the class grader writes here, each file atomically (`atomic_write`), so
 a run stopped at any point leaves every entry whole or absent.
 
 A forced regrade (`--force`) remembers when it began (`force.json`): a result older than that is
@@ -16,7 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
-from .results import Result, result_from_dict
+from ..notebook.results import Result, result_from_dict
 
 
 def atomic_write(path: Path, text: str) -> None:

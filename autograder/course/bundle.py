@@ -24,7 +24,7 @@ import nbformat
 from .course import SOLUTIONS, course_notebooks
 from .cells import grade_id, is_solution, nbgrader_meta
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS, DATA, HELPERS = ROOT / "notebooks", ROOT / "data", ROOT / "bpe_course"
 GRADER_ONLY = ("nbgrader", "pytest")      # requirements the student edition does without
 SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)

@@ -1,6 +1,6 @@
 """The class grader's worker processes: `jobs` of them, each grading one notebook at a time, and a watchdog.
 
-Each worker (autograder.worker) is a process of its own, started with `spawn`: it is sent a `Task`
+Each worker (autograder.classroom.worker) is a process of its own, started with `spawn`: it is sent a `Task`
 and answers with an `Answer`. A worker that dies costs only the notebook it was grading: that task
 comes back `Lost`, with the reason, and a new worker takes the slot. So does a worker whose
 notebook runs past `limit` seconds (`watchdog_seconds`: the notebook's own limits plus a grace):
@@ -29,7 +29,7 @@ def default_jobs() -> int:
 
 
 def setting(config, cls, name: str):
-    """A setting of a configurable class: from `config` (autograder.course.load_config), else its default."""
+    """A setting of a configurable class: from `config` (autograder.course.course.load_config), else its default."""
     section = config[cls.__name__]
     return section[name] if name in section else cls.class_traits()[name].default_value
 
@@ -38,9 +38,9 @@ def watchdog_seconds(overrides: dict, grace: float = 120) -> float:
     """How long one notebook may take in a worker before the watchdog stops it: the kernel's start,
     the notebook's time, one more cell (the notebook's time is checked between cells) and the two
     interrupt graces, plus `grace` for the tests and the grader's own work."""
-    from .course import load_config
-    from .pipeline import NotebookGrader
-    from .session import KernelSession
+    from ..course.course import load_config
+    from ..notebook.pipeline import NotebookGrader
+    from ..wall.session import KernelSession
     config = load_config(overrides)
     return (setting(config, KernelSession, "startup_timeout") + setting(config, NotebookGrader, "notebook_timeout")
             + setting(config, KernelSession, "cell_timeout") + 2 * setting(config, KernelSession, "interrupt_grace")

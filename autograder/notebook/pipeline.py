@@ -1,17 +1,17 @@
 """Grading one notebook: sanitize → execute (kernel) and evaluate (grader) → result.
 
-- sanitize: the submitted file becomes a notebook in the course's shape (autograder.sanitize):
+- sanitize: the submitted file becomes a notebook in the course's shape (autograder.notebook.sanitize):
   the course's cells in the course's order;
 - which cells run is declared, not inferred: every cell up to the last test runs, except the
   lesson's demonstrations that the author tagged `demo` in solutions/ and the student left
   unchanged (a demonstration still runs when a cell that runs reads what it defines:
-  autograder.plan); nothing after the last test cell ever runs (it cannot change a grade);
-- execute: those cells run, in order, in the student's sandboxed kernel (autograder.session);
+  autograder.course.plan); nothing after the last test cell ever runs (it cannot change a grade);
+- execute: those cells run, in order, in the student's sandboxed kernel (autograder.wall.session);
 - evaluate: at each test cell's place, the course's test runs here, in the grader, against
-  plain data from the kernel (autograder.evaluate);
+  plain data from the kernel (autograder.notebook.evaluate);
 - the result: each test's points and message, and the executed notebook — the student's cells
   with their outputs, and the test cells with the grader's verdicts — for the gradebook
-  (autograder.gradebook) and the feedback (autograder.feedback).
+  (autograder.classroom.gradebook) and the feedback (autograder.notebook.feedback).
 
 A dying kernel, a cell that runs too long or a notebook out of time costs only the tests after
 it; the tests before keep their points. Nothing a submission does ends in an exception here.
@@ -28,13 +28,13 @@ from nbformat import NotebookNode
 from traitlets import Bool, Integer
 from traitlets.config import LoggingConfigurable
 
-from .course import CourseNotebook
+from ..course.course import CourseNotebook
 from .evaluate import Evaluator
-from .cells import grade_id, is_solution, is_test
-from .plan import analyse, needed_cells
+from ..course.cells import grade_id, is_solution, is_test
+from ..course.plan import analyse, needed_cells
 from .results import BROKEN, ERROR, GRADED, Result, TestResult
 from .sanitize import SubmissionError, sanitize
-from .session import KernelDied, KernelStuck, error_output
+from ..wall.session import KernelDied, KernelStuck, error_output
 
 
 @dataclass
@@ -81,7 +81,7 @@ class NotebookGrader(LoggingConfigurable):
         Every cell up to the last test runs but the course's own demonstrations as the course wrote
         them (tagged `demo` in solutions/, source unchanged): the student's cells, solutions, given
         cells and any lesson cell the student changed always run. A demonstration still runs when a
-        cell that runs, or a test, reads what it defines (autograder.plan); for the course's own
+        cell that runs, or a test, reads what it defines (autograder.course.plan); for the course's own
         solutions that is an authoring error (tests/test_project.py). A cell after the last test
         cannot change a grade: it never runs (in the full lesson either)."""
         codes = {i: analyse(c.source) for i, c in enumerate(cells) if c.cell_type == "code" and not is_test(c)}

@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from .report import points
-from .results import GRADED, Result
+from ..notebook.results import GRADED, Result
 
 FIELDS = ["notebook", "test", "max_points", "graded", "failed", "failed_share", "mean_points", "most_common_message",
           "students_with_it"]

@@ -1,11 +1,11 @@
 """One grading worker: a process that grades notebook after notebook, each in a fresh sandboxed kernel.
 
-The worker pool (autograder.pool) starts as many workers as jobs. A worker imports the grading
+The worker pool (autograder.classroom.pool) starts as many workers as jobs. A worker imports the grading
 code once, keeps the course notebooks in memory and runs the per-notebook pipeline
-(autograder.pipeline) for each `Task` it is sent, answering with an `Answer`: the result, the
+(autograder.notebook.pipeline) for each `Task` it is sent, answering with an `Answer`: the result, the
 executed notebook and the feedback page, as objects (the pipe pickles them; nothing is encoded
 on the way). It writes nothing: caching, the gradebook and the output files are the class
-grader's (autograder.batch), so a worker that is stopped midway leaves nothing half-done behind.
+grader's (autograder.classroom.batch), so a worker that is stopped midway leaves nothing half-done behind.
 
 A worker runs in a session of its own, so the terminal's Ctrl-C reaches only the class grader,
 which then stops the workers; it exits when the class grader dies (PR_SET_PDEATHSIG), when it is
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from .results import Result
+from ..notebook.results import Result
 
 PR_SET_PDEATHSIG = 1
 
@@ -65,11 +65,11 @@ def main(conn, course_root: str, overrides: dict, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, stop)
 
-    from .course import PreparedCourse, load_config
-    from .feedback import feedback_html
-    from .pipeline import NotebookGrader
-    from .sandbox import Sandbox
-    from .session import KernelSession
+    from ..course.course import PreparedCourse, load_config
+    from ..notebook.feedback import feedback_html
+    from ..notebook.pipeline import NotebookGrader
+    from ..wall.sandbox import Sandbox
+    from ..wall.session import KernelSession
 
     config = load_config(overrides)
     course = PreparedCourse(Path(course_root))
@@ -98,4 +98,4 @@ def main(conn, course_root: str, overrides: dict, parent: int) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit("autograder.worker is started by autograder.pool")
+    sys.exit("autograder.classroom.worker is started by autograder.classroom.pool")

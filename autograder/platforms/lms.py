@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .report import by_student, feedback_comment, points
-from .results import BROKEN, Result, safe_text
+from ..notebook.results import BROKEN, Result, safe_text
 
 # The language strings Moodle's importer looks for (lang/en and the Russian language pack):
 # recordid, grade (core), lastmodifiedgrade, hiddenuser (the id's prefix, cut off by its length),

@@ -3,7 +3,7 @@
 A test cell of the course (visible and hidden parts, read from the course's source notebook,
 never from the submission) runs here, in a namespace of its own: the course's given cells
 (trusted code, run here too), and every other name it reads bound to what the student's notebook
-holds (`autograder.remote`). The verdict is decided here: the test passes when its code runs to
+holds (`autograder.wall.remote`). The verdict is decided here: the test passes when its code runs to
 the end, and fails with the message of the exception that stopped it. Nothing of the test — its
 code, its inputs' expected values — is sent into the kernel; only the calls it makes are.
 """
@@ -14,10 +14,10 @@ from traitlets.config import LoggingConfigurable
 
 from bpe_course import checks
 
-from . import wire
+from ..wall import wire
 from .bounds import Budget, OverBudget, bound_values, bounded_builtins, cpu_budget
-from .plan import free_names
-from .remote import KernelGone, Remote, StudentException
+from ..course.plan import free_names
+from ..wall.remote import KernelGone, Remote, StudentException
 from .results import TestResult
 
 
@@ -33,7 +33,7 @@ class Evaluator(LoggingConfigurable):
     max_depth = Integer(wire.MAX_DEPTH, help="The deepest nesting of a value from the kernel.").tag(config=True)
     max_items = Integer(wire.MAX_ITEMS, help="The most elements of one value from the kernel.").tag(config=True)
     regex_seconds = Float(30, help="Wall-clock seconds the grader's regular-expression work of one test (or given "
-                          "cell) may take: a student's pattern may backtrack without end (autograder.bounds). "
+                          "cell) may take: a student's pattern may backtrack without end (autograder.notebook.bounds). "
                           "Generous: a fallback, never a measure.").tag(config=True)
     grader_seconds = Float(300, help="CPU seconds of the grader's own process one test (or given cell) may spend "
                            "on the student's values; time waiting for the kernel does not count. Generous: a "

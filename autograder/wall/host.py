@@ -1,7 +1,7 @@
 """What runs inside the sandbox: an IPython shell that executes the notebook's cells, and the
 grader's agent next to it, both served over one socket in frames — no Jupyter kernel.
 
-The grader (`autograder.session.KernelSession`) starts this process in the sandbox with the
+The grader (`autograder.wall.session.KernelSession`) starts this process in the sandbox with the
 socket as a file descriptor, sends it this module's source with the agent's and the wire's
 (`BOOTSTRAP` installs them), and from then on sends requests, one at a time:
 
@@ -9,7 +9,7 @@ socket as a file descriptor, sends it this module's source with the agent's and 
   `InteractiveShell` (magics, `display`, tracebacks as students know them from Jupyter); its
   outputs go back as they come, each in an output frame (the request's sequence number with
   `OUTPUT` set), then the answer `{"error": [ename, evalue] | None, "timeout": bool}`;
-- any other op is the agent's (`autograder.agent`): the answer is its JSON.
+- any other op is the agent's (`autograder.wall.agent`): the answer is its JSON.
 
 A frame is `FRAME` (sequence number, payload bytes) and the payload, JSON in UTF-8 (lone
 surrogates pass). A cell or a request that runs past its `wall` seconds is interrupted here

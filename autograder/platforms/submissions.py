@@ -51,7 +51,7 @@ def which_lms(filenames: list[str]) -> str:
 class LmsCollector(FileNameCollectorPlugin):
     """Reads student id and file name from Moodle or Canvas export names, or from `named_regexp`
     (a regex with the groups student_id and file_id), e.g.
-    `nbgrader zip_collect --ZipCollectApp.collector_plugin=autograder.submissions.LmsCollector`."""
+    `nbgrader zip_collect --ZipCollectApp.collector_plugin=autograder.platforms.submissions.LmsCollector`."""
 
     lms = Enum(["auto", *LMS_PATTERNS], "auto", help="which platform's naming to read").tag(config=True)
 

@@ -18,7 +18,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from .cells import grade_id, is_solution, is_test
+from ..course.cells import grade_id, is_solution, is_test
 from .results import BROKEN, ERROR, GRADED, MISSING, Result, safe_text
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -16,10 +16,10 @@ import nbformat
 from .cells import grade_id, is_solution, is_test, nbgrader_meta
 from .plan import analyse, free_names
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
-CONFIG = Path(__file__).with_name("nbgrader_config.py")
+CONFIG = Path(__file__).resolve().parents[1] / "nbgrader_config.py"
 DEMO_TAG = "demo"    # a lesson cell that grading may skip while the student left it unchanged
 
 

@@ -1,7 +1,7 @@
 """The grader's own work on what a submission controls, bounded where no test author can forget it.
 
 A test cell runs in the grader's process on plain data from the student's kernel. Most of what it
-does is linear in that data (the wire refuses hash-collision floods, `autograder.wire`), but a
+does is linear in that data (the wire refuses hash-collision floods, `autograder.wall.wire`), but a
 regular expression is a program: a pattern a student's function returns (05's `number_pattern`)
 can backtrack for hours inside `regex.findall`, in C, where no signal reaches it. So a test's
 namespace imports a bounded `regex`: the same module, each matching call given the `timeout=` of
@@ -102,7 +102,8 @@ class OverBudget(BaseException):
 
 
 # code where an interrupt would cut the grader's conversation with the kernel in half: wait until it returns
-_CHANNEL_CODE = tuple(os.path.join(os.path.dirname(__file__), name) for name in ("session.py", "remote.py", "wire.py"))
+_WALL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "wall")
+_CHANNEL_CODE = tuple(os.path.join(_WALL, name) for name in ("session.py", "remote.py", "wire.py"))
 
 
 @contextlib.contextmanager

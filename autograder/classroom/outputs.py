@@ -1,7 +1,7 @@
 """A class's output folder: what a run produced (`Outcome`), written as files; shard folders merged.
 
 `write_outputs` writes OUT/grades.csv, grades_wide.csv, results.json, problems.json, grading.json and
-the feedback pages (autograder.report holds the formats); a file that cannot be written is
+the feedback pages (autograder.platforms.report holds the formats); a file that cannot be written is
 reported with the problems and the others are still written. `merge_outputs` reads the output
 folders of shard runs back (results.json, problems.json, grading.json, roster.csv, feedback/) and
 writes exactly the files one run would have written; `merge_gradebook` records the merged class in
@@ -15,10 +15,10 @@ from pathlib import Path
 import nbformat
 
 from . import gradebook
-from .course import PreparedCourse
-from .report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
-from .results import BROKEN, GRADED, MISSING, NOT_GRADED, Result, result_from_dict, safe_strings, safe_text
-from .submissions import Problem
+from ..course.course import PreparedCourse
+from ..platforms.report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
+from ..notebook.results import BROKEN, GRADED, MISSING, NOT_GRADED, Result, result_from_dict, safe_strings, safe_text
+from ..platforms.submissions import Problem
 
 
 @dataclass

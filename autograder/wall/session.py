@@ -2,15 +2,15 @@
 own tests) this process.
 
 Both sessions do the same two things: run a cell of the notebook, and pass a request to the
-agent next to the notebook's names (`autograder.agent`), returning its answer as a parsed dict.
-`KernelSession` is the real thing: `autograder.sandbox` starts a Python process behind its walls
-and `autograder.host` runs in it — an IPython shell for the cells and the agent for the requests —
+agent next to the notebook's names (`autograder.wall.agent`), returning its answer as a parsed dict.
+`KernelSession` is the real thing: `autograder.wall.sandbox` starts a Python process behind its walls
+and `autograder.wall.host` runs in it — an IPython shell for the cells and the agent for the requests —
 answering over one socket in frames. Nothing else crosses: no Jupyter protocol, no library that
 parses what the student's process sends before a bound applies to it. Every frame is read with a
 size cap and a deadline; a cell's outputs are counted and cut here (`LimitedOutputs`), whatever
 the other side claims. `LocalSession` runs the same cells and the same agent in this process,
 which makes the catalogue of student mistakes provable in seconds. Neither decides a grade:
-answers are checked by `autograder.remote` and compared by `autograder.evaluate`.
+answers are checked by `autograder.wall.remote` and compared by `autograder.notebook.evaluate`.
 """
 import builtins
 import contextlib
@@ -73,7 +73,7 @@ class CellRun:
 
 
 class KernelSession(LoggingConfigurable):
-    """One notebook's sandboxed process, driven over its socket (`autograder.host`)."""
+    """One notebook's sandboxed process, driven over its socket (`autograder.wall.host`)."""
 
     cell_timeout = Integer(120, help="Wall-clock seconds one notebook cell may run before it is interrupted."
                            ).tag(config=True)
@@ -95,7 +95,7 @@ class KernelSession(LoggingConfigurable):
         self.sequence = 0
         self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))
         self.uid: int | None = None
-        self.cgroup = None                    # autograder.cgroup.SandboxCgroup, where the host has them
+        self.cgroup = None                    # autograder.wall.cgroup.SandboxCgroup, where the host has them
         self.host_clock: int | None = None    # the CPU-time clock of the process the cells run in
         self.host_pid: int | None = None      # that process
 

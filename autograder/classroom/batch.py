@@ -1,10 +1,10 @@
 """Grading a whole class: the pipeline that turns a class of submissions into grades, feedback and a gradebook.
 
-The class grader takes the prepared course (autograder.course.PreparedCourse), looks up every
-submitted notebook in its cache (autograder.cache), sends the rest to `jobs` worker processes
-(autograder.pool, autograder.worker) and, as each result arrives, caches it, records it in the
-class gradebook (autograder.gradebook) and keeps its feedback page; at the end — or at a Ctrl-C —
-the output files are written for everything known (autograder.outputs).
+The class grader takes the prepared course (autograder.course.course.PreparedCourse), looks up every
+submitted notebook in its cache (autograder.classroom.cache), sends the rest to `jobs` worker processes
+(autograder.classroom.pool, autograder.classroom.worker) and, as each result arrives, caches it, records it in the
+class gradebook (autograder.classroom.gradebook) and keeps its feedback page; at the end — or at a Ctrl-C —
+the output files are written for everything known (autograder.classroom.outputs).
 
 - A worker that dies, or that the watchdog stops, costs the notebook it was grading (status
   `error`, never cached, tried again next run); the class goes on.
@@ -26,13 +26,13 @@ from tqdm import tqdm
 
 from . import gradebook
 from .cache import Cache, file_key
-from .course import PreparedCourse, load_config
+from ..course.course import PreparedCourse, load_config
 from .outputs import Outcome, write_outputs
 from .pool import Lost, Workers, watchdog_seconds
-from .report import read_roster, terminal_text
-from .results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result
+from ..platforms.report import read_roster, terminal_text
+from ..notebook.results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result
 from .settings import grading_settings, settings_digest
-from .submissions import Class, Problem
+from ..platforms.submissions import Class, Problem
 from .worker import Answer, Task
 
 

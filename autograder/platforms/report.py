@@ -5,7 +5,7 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
-from .results import BROKEN, ERROR, GRADED, MISSING, Result, safe_text
+from ..notebook.results import BROKEN, ERROR, GRADED, MISSING, Result, safe_text
 
 CSV_FIELDS = ["student_id", "notebook", "score", "max_score", "status", "message"]
 

@@ -3,7 +3,7 @@ clear reason why it cannot.
 
 Whatever the file holds — not JSON, JSON nested a million levels deep, a notebook whose cells
 have odd metadata, an old nbformat — this step either returns the notebook put back into the
-course's shape (autograder.normalize) with the guard's findings for the instructor, or raises
+course's shape (autograder.notebook.normalize) with the guard's findings for the instructor, or raises
 SubmissionError saying what is wrong. It never raises anything else.
 """
 import json
