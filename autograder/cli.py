@@ -7,6 +7,7 @@ because of the grader or the machine (status `error`: a worker stopped, the watc
 that would not start) — nothing was cached for them, run the same command again to retry them;
 130 interrupted (what was graded is kept and written out; run the same command again to go on).
 """
+
 import argparse
 import shutil
 import signal
@@ -16,17 +17,17 @@ from pathlib import Path
 
 from bpe_course.vocab import offline_tiktoken
 
-from .wall import cgroup
 from .classroom.batch import ClassGrader, parse_shard
 from .classroom.cache import Cache
-from .course.course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
-from .platforms import lms as lms_files
 from .classroom.outputs import merge_gradebook, merge_outputs
 from .classroom.pool import default_jobs
-from .platforms.report import grade_table, terminal_text, test_report, write_canvas_import, write_roster
+from .course.course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from .notebook.results import ERROR, GRADED, NOT_GRADED
-from .wall.sandbox import Sandbox
+from .platforms import lms as lms_files
+from .platforms.report import grade_table, terminal_text, test_report, write_canvas_import, write_roster
 from .platforms.submissions import LMS_PATTERNS, Problem, find_submissions, import_zip, which_lms
+from .wall import cgroup
+from .wall.sandbox import Sandbox
 
 OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, RETRY, INTERRUPTED = 0, 1, 2, 3, 4, 130
 
@@ -38,23 +39,30 @@ def say(*lines: str) -> None:
 
 def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:
     say("", grade_table(outcome.results, notebooks, outcome.roster), "")
-    problems = [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results
-                if r.status in NOT_GRADED] + [f"{r.student}/{r.notebook}: {r.feedback_error}" for r in outcome.results
-                                              if r.feedback_error] + [str(p) for p in outcome.problems]
+    problems = (
+        [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results if r.status in NOT_GRADED]
+        + [f"{r.student}/{r.notebook}: {r.feedback_error}" for r in outcome.results if r.feedback_error]
+        + [str(p) for p in outcome.problems]
+    )
     if problems:
         say("Problems (graded as 0 or not used):", *("  " + p for p in problems), "")
     review = [f"{r.student}/{r.notebook}: {finding}" for r in outcome.results for finding in r.review]
     if review:
-        say("For review (graded as usual; the code reaches for the grading machinery):",
-            *("  " + line for line in review[:50]), "")
+        say(
+            "For review (graded as usual; the code reaches for the grading machinery):",
+            *("  " + line for line in review[:50]),
+            "",
+        )
     say(outcome.summary(), f"grades: {out / 'grades.csv'} (wide: grades_wide.csv, per test: results.json)")
     if feedback:
         say(f"feedback: {out / 'feedback'}/<student_id>/<notebook>.html")
     if outcome.interrupted:
         return INTERRUPTED
     if outcome.count(ERROR):
-        say(f"{outcome.count(ERROR)} notebook(s) could not be graded because of the grader or the machine "
-            "(status error, not cached): run the same command again to retry them.")
+        say(
+            f"{outcome.count(ERROR)} notebook(s) could not be graded because of the grader or the machine "
+            "(status error, not cached): run the same command again to retry them."
+        )
         return RETRY
     return SOME_FAILED if outcome.count(*NOT_GRADED) or any(r.feedback_error for r in outcome.results) else OK
 
@@ -68,13 +76,18 @@ def late_policy(args) -> dict:
     if not getattr(args, "due", None):
         return {}
     from .platforms.late import late_students, moodle_submission_times
+
     due = datetime.fromisoformat(args.due)
     if not args.submission_times:
-        raise ValueError("--due needs --submission-times: Moodle's downloaded grading worksheet "
-                         "(its Last modified (submission) column)")
+        raise ValueError(
+            "--due needs --submission-times: Moodle's downloaded grading worksheet "
+            "(its Last modified (submission) column)"
+        )
     late = late_students(moodle_submission_times(Path(args.submission_times)), due)
-    say(f"late submissions (due {due:%Y-%m-%d %H:%M}): " + (", ".join(
-        f"{x.student} by {x.days} day(s) ({x.submitted:%Y-%m-%d %H:%M})" for x in late) or "none"))
+    say(
+        f"late submissions (due {due:%Y-%m-%d %H:%M}): "
+        + (", ".join(f"{x.student} by {x.days} day(s) ({x.submitted:%Y-%m-%d %H:%M})" for x in late) or "none")
+    )
     if not args.late_penalty:
         if late:
             say("  reported only; --late-penalty PERCENT (per started day) applies a penalty to the Moodle grade")
@@ -82,8 +95,9 @@ def late_policy(args) -> dict:
     return {x.student: (x.days, args.late_penalty) for x in late}
 
 
-def export_grades(kinds: list[str], outcome, out: Path, assignment: str, language: str = "",
-                  late: dict | None = None) -> None:
+def export_grades(
+    kinds: list[str], outcome, out: Path, assignment: str, language: str = "", late: dict | None = None
+) -> None:
     """The grades in the learning platforms' import formats, names from the roster (OUT/roster.csv, as
     the run read it). Only a complete run writes them under their final names; otherwise
     `*.partial.csv`, with a warning."""
@@ -92,27 +106,37 @@ def export_grades(kinds: list[str], outcome, out: Path, assignment: str, languag
     roster = outcome.roster
     final = outcome.complete
     if not final:
-        say("", "!" * 78, "WARNING: not every submitted notebook is graded yet (interrupted, or not reached):",
-            "  " + ", ".join(f"{s}/{n.split('_')[0]}" for s, n in outcome.pending[:20])
+        say(
+            "",
+            "!" * 78,
+            "WARNING: not every submitted notebook is graded yet (interrupted, or not reached):",
+            "  "
+            + ", ".join(f"{s}/{n.split('_')[0]}" for s, n in outcome.pending[:20])
             + (" …" if len(outcome.pending) > 20 else ""),
             "The upload files below are PARTIAL (*.partial.csv): do not upload them. Run the same command",
-            "again to grade the rest; then the final files are written.", "!" * 78, "")
+            "again to grade the rest; then the final files are written.",
+            "!" * 78,
+            "",
+        )
     for kind in dict.fromkeys(kinds):
         path = out / EXPORTS[kind]
         if not final:
-            path.unlink(missing_ok=True)            # an older final file would no longer be the truth
+            path.unlink(missing_ok=True)  # an older final file would no longer be the truth
             path = path.with_suffix(".partial.csv")
         else:
             path.with_suffix(".partial.csv").unlink(missing_ok=True)
         if kind == "moodle":
             language = language or lms_files.guess_language(roster)
             lms_files.write_moodle_worksheet(outcome.results, roster, path, language, late=late)
-            say(f"moodle upload ({language} interface; --lms-language en|ru): {path}",
+            say(
+                f"moodle upload ({language} interface; --lms-language en|ru): {path}",
                 f"  set the assignment's maximum grade in Moodle to {lms_files.course_total(outcome.results):g} "
-                "(Moodle skips grades above the maximum)")
+                "(Moodle skips grades above the maximum)",
+            )
             if final and (out / "feedback").is_dir():
                 zipped, count = lms_files.write_moodle_feedback_zip(
-                    out / "feedback", roster, sorted({r.student for r in outcome.results}), out / FEEDBACK_ZIP)
+                    out / "feedback", roster, sorted({r.student for r in outcome.results}), out / FEEDBACK_ZIP
+                )
                 say(f"moodle feedback files ({count} pages; Upload multiple feedback files in a zip): {zipped}")
         else:
             if lms_platform(out) == "moodle":
@@ -124,10 +148,11 @@ def export_grades(kinds: list[str], outcome, out: Path, assignment: str, languag
 def analyse(outcome, out: Path) -> None:
     """The class's item analysis (per test: failures and the most common message; score spread)."""
     from .platforms.analysis import write_item_analysis
+
     try:
         _, page = write_item_analysis(outcome.results, out)
         say(f"item analysis: {page} (and item_analysis.csv)")
-    except Exception as e:         # a report only: it never stops the grades from being written
+    except Exception as e:  # a report only: it never stops the grades from being written
         say(f"the item analysis could not be written: {type(e).__name__}: {e}")
 
 
@@ -160,18 +185,26 @@ def overrides_of(args) -> dict:
 def warn_about_sandbox(config) -> None:
     sandbox = Sandbox(config=config)
     if sandbox.resolved_mode() == "limits":
-        say("", "!" * 78,
+        say(
+            "",
+            "!" * 78,
             "WARNING: bubblewrap (bwrap) is not available, so student code is NOT walled in: it runs",
             "with resource limits and a clean environment only, as the user running the grader, and can",
             "read what that user can read. Grades are still decided outside the student's process.",
             "Install it (Debian/Ubuntu: apt-get install bubblewrap) before grading a real class.",
-            "!" * 78, "")
+            "!" * 78,
+            "",
+        )
     why = cgroup.available()
     if why and sandbox.resolved_mode() != "off" and sandbox.cgroups != "off":
-        say("", "WARNING: no cgroup per sandbox: " + why + ".",
+        say(
+            "",
+            "WARNING: no cgroup per sandbox: " + why + ".",
             "Each kernel process keeps its own memory, CPU-time and process limits, but a notebook's forked",
             "processes together (and its shared memory) may use more than Sandbox.memory_bytes, and its",
-            "processes compete for the CPU with the other notebooks' (README: How grading works).", "")
+            "processes compete for the CPU with the other notebooks' (README: How grading works).",
+            "",
+        )
 
 
 def parse_renames(specs: list[str] | None) -> dict:
@@ -214,21 +247,40 @@ def choose_notebooks(text: str | None) -> list[str]:
     return [n for n in names if n in chosen]
 
 
-def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: bool = True, force: bool = False,
-                shard=None, lms: str = "auto", pattern: str = "", overrides: dict | None = None,
-                notebooks: list[str] | None = None, export: list[str] | None = None, assignment: str = "",
-                language: str = "", renames: dict | None = None, regrade: list[str] | None = None,
-                late: dict | None = None) -> int:
+def run_grading(
+    submissions: Path,
+    out: Path,
+    work: Path,
+    jobs: int,
+    feedback: bool = True,
+    force: bool = False,
+    shard=None,
+    lms: str = "auto",
+    pattern: str = "",
+    overrides: dict | None = None,
+    notebooks: list[str] | None = None,
+    export: list[str] | None = None,
+    assignment: str = "",
+    language: str = "",
+    renames: dict | None = None,
+    regrade: list[str] | None = None,
+    late: dict | None = None,
+) -> int:
     problems = []
     if submissions.is_file() and submissions.suffix == ".zip":
         out.mkdir(parents=True, exist_ok=True)
         submissions, problems = unpack(submissions, out, lms, pattern, renames)
     found = find_submissions(submissions, course_notebooks(), renames)
     found.problems[:0] = problems
-    for student, files in found.students.items():     # notebooks of the course, but not of this assignment
+    for student, files in found.students.items():  # notebooks of the course, but not of this assignment
         for name in sorted(set(files) - set(notebooks or course_notebooks())):
-            found.problems.append(Problem(f"{student}/{files.pop(name).name}", student,
-                                          "not part of this assignment (--notebooks); not graded"))
+            found.problems.append(
+                Problem(
+                    f"{student}/{files.pop(name).name}",
+                    student,
+                    "not part of this assignment (--notebooks); not graded",
+                )
+            )
     if not found.students:
         say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
         return BAD_INPUT
@@ -243,8 +295,9 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
     course = PreparedCourse(work / "course").prepare()
     config = load_config(overrides)
     warn_about_sandbox(config)
-    grader = ClassGrader(course, work, jobs=jobs, force=force, feedback=feedback, overrides=overrides,
-                         notebooks=notebooks)
+    grader = ClassGrader(
+        course, work, jobs=jobs, force=force, feedback=feedback, overrides=overrides, notebooks=notebooks
+    )
     outcome = grader.grade(found, out, shard=shard)
     code = report_class(outcome, grader.notebooks, out, feedback)
     analyse(outcome, out)
@@ -254,6 +307,7 @@ def run_grading(submissions: Path, out: Path, work: Path, jobs: int, feedback: b
 
 def cmd_release(args) -> int:
     from .course.release import release
+
     for path in release(Path(args.out)):
         say(f"wrote {path}")
     return OK
@@ -265,8 +319,10 @@ def keep_out_of_git(out: Path) -> None:
     if (repository / ".git").exists() and repository in out.parents:
         out.mkdir(parents=True, exist_ok=True)
         (out / ".gitignore").write_text("# students' files and grades: never committed\n*\n", encoding="utf-8")
-        say(f"note: {out} is inside the course repository; it is git-ignored (its .gitignore). "
-            "Better keep grades outside it.")
+        say(
+            f"note: {out} is inside the course repository; it is git-ignored (its .gitignore). "
+            "Better keep grades outside it."
+        )
 
 
 def cmd_grade(args) -> int:
@@ -280,11 +336,25 @@ def cmd_grade(args) -> int:
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
-    return run_grading(Path(args.submissions), out, Path(args.work).resolve() if args.work else out / "work",
-                       jobs=args.jobs, feedback=not args.no_feedback, force=args.force, shard=shard,
-                       lms=args.lms, pattern=args.name_pattern, overrides=overrides_of(args), notebooks=notebooks,
-                       export=args.export, assignment=args.assignment, language=args.lms_language,
-                       renames=renames, regrade=args.student, late=late)
+    return run_grading(
+        Path(args.submissions),
+        out,
+        Path(args.work).resolve() if args.work else out / "work",
+        jobs=args.jobs,
+        feedback=not args.no_feedback,
+        force=args.force,
+        shard=shard,
+        lms=args.lms,
+        pattern=args.name_pattern,
+        overrides=overrides_of(args),
+        notebooks=notebooks,
+        export=args.export,
+        assignment=args.assignment,
+        language=args.lms_language,
+        renames=renames,
+        regrade=args.student,
+        late=late,
+    )
 
 
 def cmd_merge(args) -> int:
@@ -312,6 +382,7 @@ def cmd_check(args) -> int:
     """A self-check: one notebook against all tests, hidden ones included; spoken to in Russian."""
     from .notebook.pipeline import NotebookGrader
     from .wall.session import KernelSession
+
     path = Path(args.notebook)
     if not path.is_file():
         say(f"Файл не найден: {path}")
@@ -321,7 +392,7 @@ def cmd_check(args) -> int:
     if name not in names:
         say(f"Не понимаю, какой это блокнот курса: {path.name}. Укажите его через --as, один из: {', '.join(names)}")
         return BAD_INPUT
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)      # `check … | head` ends quietly, without a traceback
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `check … | head` ends quietly, without a traceback
     say(f"Проверяю {path} как {name} (со скрытыми тестами) …")
     config = load_config(overrides_of(args))
     course_nb = CourseNotebook.load(name)
@@ -329,8 +400,10 @@ def cmd_check(args) -> int:
     result = NotebookGrader(config=config).grade(course_nb, path, lambda: KernelSession(sandbox, config=config)).result
     say(test_report(result))
     if result.status == ERROR:
-        say("Проверка не завершилась из-за лимита времени или сбоя машины: запустите её ещё раз. "
-            "Если это повторится, блокнот работает слишком долго.")
+        say(
+            "Проверка не завершилась из-за лимита времени или сбоя машины: запустите её ещё раз. "
+            "Если это повторится, блокнот работает слишком долго."
+        )
         return RETRY
     return OK if result.status == GRADED and result.score >= result.max_score else SOME_FAILED
 
@@ -338,19 +411,23 @@ def cmd_check(args) -> int:
 def cmd_bundle(args) -> int:
     """The student edition of an assignment: notebooks, data, helpers, a self-check; no answers."""
     from .course.bundle import BundleError, build
+
     try:
         notebooks = choose_notebooks(args.notebooks)
         path = build(notebooks, Path(args.out), allow_reveal=args.allow_reveal, say=say)
     except (ValueError, BundleError) as e:
         say(f"error: {e}")
         return BAD_INPUT
-    say(f"student edition of {', '.join(n.split('_')[0] for n in notebooks)}: {path}",
-        f"  (students: unzip, `make setup`, `make lab`; `make check NB={notebooks[0][:2]}` runs the visible tests)")
+    say(
+        f"student edition of {', '.join(n.split('_')[0] for n in notebooks)}: {path}",
+        f"  (students: unzip, `make setup`, `make lab`; `make check NB={notebooks[0][:2]}` runs the visible tests)",
+    )
     return OK
 
 
 def cmd_demo(args) -> int:
     from .course.demo import build_demo_class
+
     out = Path(args.out).resolve()
     submissions = build_demo_class(out / "class")
     say(f"demo class: {submissions} (alice: all solved, bob: untouched, carol: a mistake, dave: 01 only)")
@@ -358,57 +435,102 @@ def cmd_demo(args) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m autograder", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m autograder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("release", help="generate the student notebooks from solutions/")
     r.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "notebooks"))
     r.set_defaults(run=cmd_release)
     g = sub.add_parser("grade", help="autograde a class: SUBMISSIONS/<student_id>/<notebook>.ipynb, or an LMS zip")
     g.add_argument("submissions", help="a folder of student folders, or a Moodle/Canvas export .zip")
-    g.add_argument("--lms", choices=["auto", *LMS_PATTERNS], default="auto",
-                   help="file naming of the zip (default: recognise Moodle, Canvas, or student/notebook folders)")
-    g.add_argument("--name-pattern", default="",
-                   help="a regex with groups student_id and file_id for other platforms' zip names")
-    g.add_argument("--notebooks", help="grade only these course notebooks, e.g. 01,02,03 (an assignment); "
-                   "others are not listed, not even as missing")
-    g.add_argument("--student", action="append",
-                   help="grade this student again (their cached results are dropped); may be given more than once")
-    g.add_argument("--rename", action="append", metavar="STUDENT/FILE=NN",
-                   help="a misnamed file is this course notebook, e.g. --rename 1003/hw1.ipynb=02 "
-                        "(FILE as the student named it, without folders)")
+    g.add_argument(
+        "--lms",
+        choices=["auto", *LMS_PATTERNS],
+        default="auto",
+        help="file naming of the zip (default: recognise Moodle, Canvas, or student/notebook folders)",
+    )
+    g.add_argument(
+        "--name-pattern", default="", help="a regex with groups student_id and file_id for other platforms' zip names"
+    )
+    g.add_argument(
+        "--notebooks",
+        help="grade only these course notebooks, e.g. 01,02,03 (an assignment); "
+        "others are not listed, not even as missing",
+    )
+    g.add_argument(
+        "--student",
+        action="append",
+        help="grade this student again (their cached results are dropped); may be given more than once",
+    )
+    g.add_argument(
+        "--rename",
+        action="append",
+        metavar="STUDENT/FILE=NN",
+        help="a misnamed file is this course notebook, e.g. --rename 1003/hw1.ipynb=02 "
+        "(FILE as the student named it, without folders)",
+    )
     g.add_argument("--out", default="grades", help="where grades.csv and feedback/ go (default: ./grades)")
     g.add_argument("--work", help="the grader's work folder: course, gradebook, cache (default: OUT/work; keep it)")
     g.add_argument("--jobs", type=int, default=default_jobs(), help="notebooks graded at once (default: cores)")
     g.add_argument("--force", action="store_true", help="grade again what was already graded")
     g.add_argument("--shard", help="grade only shard i of n (i/n), for several machines; then `merge`")
     g.add_argument("--no-feedback", action="store_true", help="skip the feedback HTML")
-    g.add_argument("--no-sandbox", action="store_true",
-                   help="run student code in a plain kernel, without walls or limits (only for trusted notebooks)")
+    g.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run student code in a plain kernel, without walls or limits (only for trusted notebooks)",
+    )
     g.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py)")
-    g.add_argument("--notebook-timeout", type=int, help="seconds a whole notebook may run (default: nbgrader_config.py)")
-    g.add_argument("--call-seconds", type=float,
-                   help="CPU seconds a test's call of a student's function may take (default: nbgrader_config.py)")
+    g.add_argument(
+        "--notebook-timeout", type=int, help="seconds a whole notebook may run (default: nbgrader_config.py)"
+    )
+    g.add_argument(
+        "--call-seconds",
+        type=float,
+        help="CPU seconds a test's call of a student's function may take (default: nbgrader_config.py)",
+    )
     g.set_defaults(run=cmd_grade)
     m = sub.add_parser("merge", help="combine the output folders of shard runs")
     m.add_argument("parts", nargs="+")
     m.add_argument("--out", required=True)
     for command in (g, m):
-        command.add_argument("--export", action="append", choices=sorted(EXPORTS),
-                             help="also write the grades for upload: moodle (grading worksheet) or canvas "
-                                  "(gradebook import); may be given twice")
-        command.add_argument("--assignment", default="",
-                             help="the Canvas gradebook column, e.g. 'Homework 1 (123456)' "
-                                  "(default: 'BPE с нуля: ' and the notebooks' numbers)")
-        command.add_argument("--lms-language", choices=sorted(lms_files.MOODLE_STRINGS), default="",
-                             help="the Moodle interface language the worksheet is uploaded in: its column "
-                                  "names and id prefix (default: ru if most names in the roster are Cyrillic)")
-        command.add_argument("--due", help="the due date, in the Moodle's time zone, e.g. '2026-12-01 23:59': "
-                                           "late submissions are reported (needs --submission-times)")
-        command.add_argument("--submission-times", metavar="WORKSHEET",
-                             help="Moodle's downloaded grading worksheet: its Last modified (submission) times")
-        command.add_argument("--late-penalty", type=float, metavar="PERCENT",
-                             help="take PERCENT of the grade per started day late from the Moodle grade (with --due)")
+        command.add_argument(
+            "--export",
+            action="append",
+            choices=sorted(EXPORTS),
+            help="also write the grades for upload: moodle (grading worksheet) or canvas "
+            "(gradebook import); may be given twice",
+        )
+        command.add_argument(
+            "--assignment",
+            default="",
+            help="the Canvas gradebook column, e.g. 'Homework 1 (123456)' "
+            "(default: 'BPE с нуля: ' and the notebooks' numbers)",
+        )
+        command.add_argument(
+            "--lms-language",
+            choices=sorted(lms_files.MOODLE_STRINGS),
+            default="",
+            help="the Moodle interface language the worksheet is uploaded in: its column "
+            "names and id prefix (default: ru if most names in the roster are Cyrillic)",
+        )
+        command.add_argument(
+            "--due",
+            help="the due date, in the Moodle's time zone, e.g. '2026-12-01 23:59': "
+            "late submissions are reported (needs --submission-times)",
+        )
+        command.add_argument(
+            "--submission-times",
+            metavar="WORKSHEET",
+            help="Moodle's downloaded grading worksheet: its Last modified (submission) times",
+        )
+        command.add_argument(
+            "--late-penalty",
+            type=float,
+            metavar="PERCENT",
+            help="take PERCENT of the grade per started day late from the Moodle grade (with --due)",
+        )
     m.set_defaults(run=cmd_merge)
     c = sub.add_parser("check", help="grade one notebook against the hidden tests (a self-check)")
     c.add_argument("notebook")
@@ -417,8 +539,11 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bundle", help="a student edition of an assignment (a zip without solutions)")
     b.add_argument("--notebooks", required=True, help="the assignment's notebooks, e.g. 01,02")
     b.add_argument("--out", required=True, help="the zip to write, e.g. hw1-student.zip")
-    b.add_argument("--allow-reveal", action="store_true",
-                   help="write it even if a notebook's read-only cells hold an answer of this or a later assignment")
+    b.add_argument(
+        "--allow-reveal",
+        action="store_true",
+        help="write it even if a notebook's read-only cells hold an answer of this or a later assignment",
+    )
     b.set_defaults(run=cmd_bundle)
     d = sub.add_parser("demo", help="grade the bundled example class")
     d.add_argument("--out", default="demo-output")

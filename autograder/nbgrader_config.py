@@ -8,8 +8,7 @@ c.CourseDirectory.course_id = "bpe-from-scratch"
 # What a student sees in place of a solution: the function exists, says it is not written yet,
 # and every test that calls it fails with that message.
 c.ClearSolutions.code_stub = {
-    "python": "# ВАШ КОД ЗДЕСЬ\n"
-              "raise NotImplementedError('Эта часть ещё не реализована: замените raise своим кодом')"
+    "python": "# ВАШ КОД ЗДЕСЬ\nraise NotImplementedError('Эта часть ещё не реализована: замените raise своим кодом')"
 }
 c.ClearSolutions.text_stub = "ВАШ ОТВЕТ ЗДЕСЬ"
 
@@ -32,7 +31,7 @@ c.HTMLExporter.sanitize_html = True
 # Running the student's notebook (autograder/session.py): a cell that runs longer than this is
 # interrupted and the notebook goes on with the next cell.
 c.KernelSession.cell_timeout = 120
-c.KernelSession.startup_timeout = 180   # a sandboxed kernel on a busy machine can take a while to start
+c.KernelSession.startup_timeout = 180  # a sandboxed kernel on a busy machine can take a while to start
 # The whole notebook (autograder/pipeline.py): the cells and tests left after this are not run.
 c.NotebookGrader.notebook_timeout = 600
 c.NotebookGrader.run_only_needed = True  # skip demonstrations the graded checks do not depend on

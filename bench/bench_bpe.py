@@ -15,6 +15,7 @@ case for the Python code; `real` is Tiny Shakespeare and the Russian corpus, onc
 
     .venv/bin/python bench/bench_bpe.py [--quick] [--corpus repeated|real] [--repeat N] [--notebook PATH]
 """
+
 import argparse
 import json
 import math
@@ -29,18 +30,31 @@ from course_code import load_course_code  # bench/ is the script's folder, first
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "solutions" / "07_fast_bpe.ipynb"
 SOLUTIONS = ("train_fast", "encode_fast")
-NEEDED = ("GPT2_PATTERN", "pretokenize", "merge", "train_chunked", "encode_chunked", "token_bytes",
-          "bytes_to_unicode", "train_fast", "encode_fast")
+NEEDED = (
+    "GPT2_PATTERN",
+    "pretokenize",
+    "merge",
+    "train_chunked",
+    "encode_chunked",
+    "token_bytes",
+    "bytes_to_unicode",
+    "train_fast",
+    "encode_fast",
+)
 
 # Goals of the issue for the reference solution, reported (not asserted) next to the ratios.
-GOALS = {"train_chunked / train_fast": (">=", 20), "train_fast / HF tokenizers": ("<=", 2),
-         "encode_fast / tiktoken": ("<=", 5)}
+GOALS = {
+    "train_chunked / train_fast": (">=", 20),
+    "train_fast / HF tokenizers": ("<=", 2),
+    "encode_fast / tiktoken": ("<=", 5),
+}
 
 
 def workload(n_bytes: int, corpus: str = "repeated") -> str:
     """`repeated`: the course corpus (Russian + English), repeated and cut to about n_bytes bytes of
     UTF-8. `real`: Tiny Shakespeare and the Russian corpus once each, cut to n_bytes when smaller."""
     from bpe_course import read_text
+
     if corpus == "real":
         text = read_text("tinyshakespeare.txt") + "\n\n" + read_text("ru_tokenization.txt")
         return text.encode("utf-8")[:n_bytes].decode("utf-8", errors="ignore")
@@ -75,8 +89,12 @@ def hf_trainer(course):
     def train(texts, vocab_size):
         tokenizer = Tokenizer(models.BPE())
         tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-        trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=0, show_progress=False,
-                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            min_frequency=0,
+            show_progress=False,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        )
         tokenizer.train_from_iterator(texts, trainer=trainer)
         course_id = {bytes([b]): b for b in range(256)}
         merges = {}
@@ -85,6 +103,7 @@ def hf_trainer(course):
             left, right = bytes(byte_of[c] for c in left), bytes(byte_of[c] for c in right)
             merges[(course_id[left], course_id[right])] = course_id[left + right] = 256 + len(merges)
         return merges
+
     return train
 
 
@@ -102,6 +121,7 @@ def first_difference(ours: dict, theirs: dict):
 def counts_before(course, text: str, merges: dict, k: int) -> dict:
     """Weighted pair counts over the distinct chunks after the first k merges (what step k chooses from)."""
     from collections import Counter
+
     freq = Counter(course["pretokenize"](text))
     pieces = [list(chunk.encode("utf-8")) for chunk in freq]
     for pair, new_id in list(merges.items())[:k]:
@@ -126,13 +146,18 @@ def versions() -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small workload: about 100 KB and 200 merges")
-    parser.add_argument("--corpus", choices=("repeated", "real"), default="repeated",
-                        help="repeated: the course corpus repeated to 1 MB (default); real: Tiny Shakespeare + the Russian corpus")
+    parser.add_argument(
+        "--corpus",
+        choices=("repeated", "real"),
+        default="repeated",
+        help="repeated: the course corpus repeated to 1 MB (default); real: Tiny Shakespeare + the Russian corpus",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement, the best is kept (default 3)")
     parser.add_argument("--notebook", type=Path, default=NOTEBOOK, help="the notebook whose code is measured")
     args = parser.parse_args(argv)
 
     from bpe_course import offline_tiktoken
+
     offline_tiktoken()
     import tiktoken
 
@@ -154,8 +179,10 @@ def main(argv=None) -> int:
     fast, fast_s = best_of(args.repeat, course["train_fast"], text, vocab_size)
     if list(fast.items()) != list(slow.items()):
         problems.append("train_fast and train_chunked learned different merges")
-    rows += [("train", "train_chunked (pure Python, notebook 05)", slow_s),
-             ("train", "train_fast (pure Python, incremental)", fast_s)]
+    rows += [
+        ("train", "train_chunked (pure Python, notebook 05)", slow_s),
+        ("train", "train_fast (pure Python, incremental)", fast_s),
+    ]
     ratios["train_chunked / train_fast"] = ratio(slow_s, fast_s)
     train_hf = hf_trainer(course)
     if train_hf is None:
@@ -163,8 +190,10 @@ def main(argv=None) -> int:
     else:
         hf, hf_s = best_of(args.repeat, train_hf, [text], vocab_size)
         _, hf_lines_s = best_of(args.repeat, train_hf, text.splitlines(keepends=True), vocab_size)
-        rows += [("train", "HF tokenizers (Rust), the same one text", hf_s),
-                 ("train", "HF tokenizers, text split into lines*", hf_lines_s)]
+        rows += [
+            ("train", "HF tokenizers (Rust), the same one text", hf_s),
+            ("train", "HF tokenizers, text split into lines*", hf_lines_s),
+        ]
         ratios["train_fast / HF tokenizers"] = ratio(fast_s, hf_s)
         diff = first_difference(fast, hf)
         if diff is None:
@@ -173,22 +202,30 @@ def main(argv=None) -> int:
             counts = counts_before(course, text, fast, diff)
             ours, theirs = list(fast)[diff], list(hf)[diff]
             tie = counts[ours] == counts[theirs] == max(counts.values())
-            agreement = (f"the first {diff} merges agree; merge #{diff} differs: "
-                         + (f"a tie (both pairs occur {counts[ours]} times), which tokenizers breaks "
-                            "another way than the course (notebook 07, section 6)" if tie else
-                            f"not a tie ({counts[ours]} vs {counts[theirs]})"))
+            agreement = f"the first {diff} merges agree; merge #{diff} differs: " + (
+                f"a tie (both pairs occur {counts[ours]} times), which tokenizers breaks "
+                "another way than the course (notebook 07, section 6)"
+                if tie
+                else f"not a tie ({counts[ours]} vs {counts[theirs]})"
+            )
 
     # Encoding, with the table train_fast learned; tiktoken gets the same table as ranks
-    encoding = tiktoken.Encoding(name="bench", pat_str=course["GPT2_PATTERN"], special_tokens={},
-                                 mergeable_ranks={piece: i for i, piece in course["token_bytes"](fast).items()})
+    encoding = tiktoken.Encoding(
+        name="bench",
+        pat_str=course["GPT2_PATTERN"],
+        special_tokens={},
+        mergeable_ranks={piece: i for i, piece in course["token_bytes"](fast).items()},
+    )
     ids_slow, enc_slow_s = best_of(1 if not args.quick else args.repeat, course["encode_chunked"], text, fast)
     ids_fast, enc_fast_s = best_of(args.repeat, course["encode_fast"], text, fast)
     ids_tik, enc_tik_s = best_of(args.repeat, encoding.encode_ordinary, text)
     if not ids_slow == ids_fast == ids_tik:
         problems.append("encode_chunked, encode_fast and tiktoken gave different ids")
-    rows += [("encode", "encode_chunked (pure Python, notebook 05)", enc_slow_s),
-             ("encode", "encode_fast (pure Python, cached)", enc_fast_s),
-             ("encode", "tiktoken (Rust), the same table", enc_tik_s)]
+    rows += [
+        ("encode", "encode_chunked (pure Python, notebook 05)", enc_slow_s),
+        ("encode", "encode_fast (pure Python, cached)", enc_fast_s),
+        ("encode", "tiktoken (Rust), the same table", enc_tik_s),
+    ]
     ratios["encode_chunked / encode_fast"] = ratio(enc_slow_s, enc_fast_s)
     ratios["encode_fast / tiktoken"] = ratio(enc_fast_s, enc_tik_s)
 
@@ -197,19 +234,30 @@ def main(argv=None) -> int:
         print(f"{kind:7}{name:44}{wall:9.3f}{cpu:9.3f}{size / wall / 1e6:8.2f}")
     print(f"\n{'ratio of times':37}{'wall':>7}{'cpu':>7}")
     for name, (wall, cpu) in ratios.items():
-        goal = None if args.quick or args.corpus != "repeated" else GOALS.get(name)   # goals: the full default workload
+        goal = None if args.quick or args.corpus != "repeated" else GOALS.get(name)  # goals: the full default workload
         note = ""
         if goal:
             op, bound = goal
             met = [value >= bound if op == ">=" else value <= bound for value in (wall, cpu)]
-            note = f"   goal {op} {bound}: " + ("met" if all(met) else "not met" if not any(met) else "met by cpu time only"
-                                                 if met[1] else "met by wall time only")
+            note = f"   goal {op} {bound}: " + (
+                "met"
+                if all(met)
+                else "not met"
+                if not any(met)
+                else "met by cpu time only"
+                if met[1]
+                else "met by wall time only"
+            )
         print(f"  {name:35}{wall:7.2f}{cpu:7.2f}{note}")
     if train_hf is not None:
         print(f"\nHF tokenizers vs train_fast: {agreement}.")
-        print("* lines are separate documents for tokenizers (parallel counting); the chunks differ slightly at line ends.")
-    print(f"\ntrain_fast == train_chunked: {list(fast.items()) == list(slow.items())}; "
-          f"encode_chunked == encode_fast == tiktoken: {ids_slow == ids_fast == ids_tik}")
+        print(
+            "* lines are separate documents for tokenizers (parallel counting); the chunks differ slightly at line ends."  # noqa: E501
+        )
+    print(
+        f"\ntrain_fast == train_chunked: {list(fast.items()) == list(slow.items())}; "
+        f"encode_chunked == encode_fast == tiktoken: {ids_slow == ids_fast == ids_tik}"
+    )
     for problem in problems:
         print("PROBLEM:", problem, file=sys.stderr)
     return 1 if problems else 0

@@ -17,6 +17,7 @@ Prints, for this machine:
 Every run grades from scratch (a fresh work folder; the prepared course is reused, as it is for
 an instructor). Machines are shared and noisy: compare the ratios, measured in one run.
 """
+
 import argparse
 import os
 import resource
@@ -72,8 +73,21 @@ def make_class(folder: Path, students: int, notebooks: list[str], solved: bool) 
 
 def ours(klass: Path, tmp: Path, jobs: int, *options: str) -> tuple[float, float]:
     out = tmp / f"out-{time.monotonic_ns()}"
-    return run([sys.executable, "-m", "autograder", "grade", str(klass), "--out", str(out), "--jobs", str(jobs),
-                "--no-feedback", *options])
+    return run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            str(klass),
+            "--out",
+            str(out),
+            "--jobs",
+            str(jobs),
+            "--no-feedback",
+            *options,
+        ]
+    )
 
 
 def bare_nbgrader(klass: Path, tmp: Path, notebooks: list[str]) -> tuple[float, float]:
@@ -104,7 +118,7 @@ def main() -> None:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         tmp = Path(tmp)
-        PreparedCourse(tmp / "warm").prepare()          # the course, prepared once (as for an instructor)
+        PreparedCourse(tmp / "warm").prepare()  # the course, prepared once (as for an instructor)
         first = make_class(tmp / "first", args.students, notebooks[:1], solved=False)
         fixed = ours(first, tmp, 1, "--notebooks", notebooks[0]), bare_nbgrader(first, tmp, notebooks[:1])
         untouched = make_class(tmp / "untouched", args.students, notebooks, solved=False)
@@ -116,10 +130,38 @@ def main() -> None:
         klass = make_class(tmp / "class", args.class_students, notebooks, solved=True)
         j1_wall, j1_cpu = ours(klass, tmp, 1)
         j2_wall, j2_cpu = ours(klass, tmp, 2)
-        rerun_wall, _ = run([sys.executable, "-m", "autograder", "grade", str(klass), "--out", str(tmp / "rerun"),
-                             "--work", str(tmp / "rerun-work"), "--jobs", "2", "--no-feedback"])
-        rerun_again, _ = run([sys.executable, "-m", "autograder", "grade", str(klass), "--out", str(tmp / "rerun"),
-                              "--work", str(tmp / "rerun-work"), "--jobs", "2", "--no-feedback"])
+        rerun_wall, _ = run(
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                "grade",
+                str(klass),
+                "--out",
+                str(tmp / "rerun"),
+                "--work",
+                str(tmp / "rerun-work"),
+                "--jobs",
+                "2",
+                "--no-feedback",
+            ]
+        )
+        rerun_again, _ = run(
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                "grade",
+                str(klass),
+                "--out",
+                str(tmp / "rerun"),
+                "--work",
+                str(tmp / "rerun-work"),
+                "--jobs",
+                "2",
+                "--no-feedback",
+            ]
+        )
     per_submission = j2_cpu / args.class_students
     print(f"\nmachine: {cores} cores; every figure is from this one run\n")
     (f_wall, f_cpu), (b_wall, b_cpu) = fixed
@@ -128,15 +170,21 @@ def main() -> None:
     print(f"   autograder grade (sandboxed):  {f_wall / s:6.2f} s wall  {f_cpu / s:6.2f} core-s   (--jobs 1)")
     print(f"   bare nbgrader autograde:       {b_wall / s:6.2f} s wall  {b_cpu / s:6.2f} core-s")
     print(f"   ratio (ours / nbgrader):       {f_wall / b_wall:6.2f}× wall  {f_cpu / b_cpu:6.2f}× core-s")
-    print(f"   all {len(notebooks)} untouched notebooks ({n}): ours {ours_wall / n:.2f} s wall {ours_cpu / n:.2f} core-s per "
-          f"notebook, nbgrader {bare_wall / n:.2f} s wall {bare_cpu / n:.2f} core-s "
-          f"({ours_wall / bare_wall:.2f}×, {ours_cpu / bare_cpu:.2f}×)")
+    print(
+        f"   all {len(notebooks)} untouched notebooks ({n}): ours {ours_wall / n:.2f} s wall {ours_cpu / n:.2f} core-s per "  # noqa: E501
+        f"notebook, nbgrader {bare_wall / n:.2f} s wall {bare_cpu / n:.2f} core-s "
+        f"({ours_wall / bare_wall:.2f}×, {ours_cpu / bare_cpu:.2f}×)"
+    )
     print(f"2. a solved submission of all {len(notebooks)} notebooks")
     print(f"   {full_wall:.1f} s wall, {full_cpu:.1f} core-s (one student, --jobs 1)")
-    print(f"3. a class of {args.class_students} solved submissions: --jobs 1 {j1_wall:.1f} s, --jobs 2 {j2_wall:.1f} s"
-          f" → {j1_wall / j2_wall:.2f}× speed-up; {per_submission:.1f} core-s per submission")
-    print(f"4. projected for 500 students on {cores} cores: {500 * per_submission / cores / 3600:.2f} h"
-          f" (500 × {per_submission:.1f} core-s / {cores})")
+    print(
+        f"3. a class of {args.class_students} solved submissions: --jobs 1 {j1_wall:.1f} s, --jobs 2 {j2_wall:.1f} s"
+        f" → {j1_wall / j2_wall:.2f}× speed-up; {per_submission:.1f} core-s per submission"
+    )
+    print(
+        f"4. projected for 500 students on {cores} cores: {500 * per_submission / cores / 3600:.2f} h"
+        f" (500 × {per_submission:.1f} core-s / {cores})"
+    )
     print(f"   a rerun with nothing new: {rerun_again:.1f} s for the whole class (first run {rerun_wall:.1f} s)")
 
 

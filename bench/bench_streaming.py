@@ -17,6 +17,7 @@ generator, so neither the stream nor a file is ever held in memory.
 
     .venv/bin/python bench/bench_streaming.py [--sizes 1,10,50] [--whole-up-to 10] [--quick] [--notebook PATH]
 """
+
 import argparse
 import os
 import platform
@@ -31,8 +32,15 @@ from course_code import load_course_code  # bench/ is the script's folder, first
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "solutions" / "08_shipping_tokenizer.ipynb"
 SOLUTIONS = ("encode_iterable",)
-NEEDED = ("GPT2_PATTERN", "CACHE_LIMIT", "pretokenize", "encode_chunk", "encode_chunked", "train_chunked",
-          "encode_iterable")
+NEEDED = (
+    "GPT2_PATTERN",
+    "CACHE_LIMIT",
+    "pretokenize",
+    "encode_chunk",
+    "encode_chunked",
+    "train_chunked",
+    "encode_iterable",
+)
 MB = 10**6
 
 
@@ -72,14 +80,19 @@ def versions() -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,10,50", help="stream sizes in MB, comma-separated (default 1,10,50)")
-    parser.add_argument("--whole-up-to", type=float, default=10,
-                        help="also measure 'read everything, then encode' up to this size in MB (default 10)")
+    parser.add_argument(
+        "--whole-up-to",
+        type=float,
+        default=10,
+        help="also measure 'read everything, then encode' up to this size in MB (default 10)",
+    )
     parser.add_argument("--quick", action="store_true", help="streams of 1, 2 and 5 MB")
     parser.add_argument("--notebook", type=Path, default=NOTEBOOK, help="the notebook whose code is measured")
     args = parser.parse_args(argv)
     sizes = [1.0, 2.0, 5.0] if args.quick else [float(s) for s in args.sizes.split(",")]
 
     from bpe_course import read_text
+
     course = load_course_code(args.notebook, SOLUTIONS, NEEDED)
     corpus = read_text("ru_tokenization.txt")
     corpus_lines = corpus.splitlines(keepends=True)
@@ -88,8 +101,10 @@ def main(argv=None) -> int:
 
     print("Streaming benchmark: peak memory (tracemalloc) of encode_iterable as the stream grows")
     print(f"code: {args.notebook.relative_to(ROOT) if args.notebook.is_relative_to(ROOT) else args.notebook}")
-    print(f"table: {len(merges)} merges trained on data/ru_tokenization.txt; stream: its lines in random order; "
-          f"chunk cache limit {course['CACHE_LIMIT']:,}")
+    print(
+        f"table: {len(merges)} merges trained on data/ru_tokenization.txt; stream: its lines in random order; "
+        f"chunk cache limit {course['CACHE_LIMIT']:,}"
+    )
     print(f"{versions()}\n")
 
     problems = []
@@ -100,18 +115,20 @@ def main(argv=None) -> int:
         problems.append(f"encode_iterable and encode_chunked gave different ids on the {first:g} MB stream")
     del stream_ids, whole_ids
 
-    header = f"{'stream':>8} {'ids':>12} {'peak, streaming':>16} {'wall s':>8} {'cpu s':>8}   {'peak, all at once':>18} {'wall s':>8}"
+    header = f"{'stream':>8} {'ids':>12} {'peak, streaming':>16} {'wall s':>8} {'cpu s':>8}   {'peak, all at once':>18} {'wall s':>8}"  # noqa: E501
     print(header)
     rows = []
     for size in sizes:
         n_bytes = int(size * MB)
-        count, peak, wall, cpu = measure(lambda: sum(1 for _ in encode_iterable(generated_lines(corpus_lines, n_bytes),
-                                                                                merges)))
+        count, peak, wall, cpu = measure(
+            lambda: sum(1 for _ in encode_iterable(generated_lines(corpus_lines, n_bytes), merges))  # noqa: B023
+        )
         line = f"{size:>5g} MB {count:>12,} {peak:>12.2f} MiB {wall:>8.1f} {cpu:>8.1f}"
         whole_peak = None
         if size <= args.whole_up_to:
             whole_count, whole_peak, whole_wall, _ = measure(
-                lambda: len(encode_chunked("".join(generated_lines(corpus_lines, n_bytes)), merges)))
+                lambda: len(encode_chunked("".join(generated_lines(corpus_lines, n_bytes)), merges))  # noqa: B023
+            )
             line += f"   {whole_peak:>14.1f} MiB {whole_wall:>8.1f}"
             if whole_count != count:
                 problems.append(f"{size:g} MB: {count} ids streaming, {whole_count} all at once")
@@ -121,7 +138,9 @@ def main(argv=None) -> int:
         print(line, flush=True)
 
     smallest, largest = rows[0], rows[-1]
-    print(f"\nthe stream grew {largest[0] / smallest[0]:g}x; the streaming peak changed {largest[1] / smallest[1]:.2f}x")
+    print(
+        f"\nthe stream grew {largest[0] / smallest[0]:g}x; the streaming peak changed {largest[1] / smallest[1]:.2f}x"
+    )
     measured_whole = [r for r in rows if r[2] is not None]
     if len(measured_whole) > 1:
         a, b = measured_whole[0], measured_whole[-1]

@@ -1,4 +1,5 @@
 """The course's own code for a benchmark, taken from a solution notebook (one source of truth)."""
+
 import json
 from pathlib import Path
 

@@ -6,9 +6,10 @@
 - `checks`   comparisons for test cells that explain a failure in Russian;
 - `russian`  numbers with nouns in printed text («1 слияние», «72 токена»).
 """
-from .paths import DATA_DIR, data_path, read_text
-from .vocab import offline_tiktoken
+
 from .display import show_tokens, slider
+from .paths import DATA_DIR, data_path, read_text
 from .russian import count, plural
+from .vocab import offline_tiktoken
 
 __all__ = ["DATA_DIR", "data_path", "read_text", "offline_tiktoken", "show_tokens", "slider", "count", "plural"]

@@ -5,6 +5,7 @@ the likely mistake, in Russian. Containers are compared element by element and i
 subclass such as Counter is fine when its order is right); single values must have exactly the
 expected type, so an object that claims to be equal to everything does not pass.
 """
+
 import contextvars
 import copy
 import gc
@@ -59,8 +60,8 @@ def _same(got, expected) -> bool:
         return False
     if isinstance(expected, dict):
         return len(got) == len(expected) and all(
-            _same(gk, ek) and _same(gv, ev)
-            for (gk, gv), (ek, ev) in zip(got.items(), expected.items()))
+            _same(gk, ek) and _same(gv, ev) for (gk, gv), (ek, ev) in zip(got.items(), expected.items())
+        )
     if isinstance(expected, (list, tuple)):
         return len(got) == len(expected) and all(_same(g, e) for g, e in zip(got, expected))
     return bool(expected == got)
@@ -79,18 +80,22 @@ def first_difference(got, expected, where: str = "") -> str:
     if isinstance(expected, dict):
         for i, ((gk, gv), (ek, ev)) in enumerate(zip(got.items(), expected.items())):
             if not _same(gk, ek):
-                return (f"  первое отличие — {i + 1}-й ключ{where}: ожидался {_short(ek, 120)}, "
-                        f"а стоит {_short(gk, 120)}")
+                return (
+                    f"  первое отличие — {i + 1}-й ключ{where}: ожидался {_short(ek, 120)}, а стоит {_short(gk, 120)}"
+                )
             if not _same(gv, ev):
                 deeper = first_difference(gv, ev, f" внутри [{_short(ek, 60)}]")
-                return deeper or (f"  первое отличие — значение по ключу {_short(ek, 120)}{where}: ожидалось "
-                                  f"{_short(ev, 120)}, получено {_short(gv, 120)}")
+                return deeper or (
+                    f"  первое отличие — значение по ключу {_short(ek, 120)}{where}: ожидалось "
+                    f"{_short(ev, 120)}, получено {_short(gv, 120)}"
+                )
     else:
         for i, (g, e) in enumerate(zip(got, expected)):
             if not _same(g, e):
                 deeper = first_difference(g, e, f" внутри [{i}]")
-                return deeper or (f"  первое отличие — элемент [{i}]{where}: ожидался {_short(e, 120)}, "
-                                  f"получен {_short(g, 120)}")
+                return deeper or (
+                    f"  первое отличие — элемент [{i}]{where}: ожидался {_short(e, 120)}, получен {_short(g, 120)}"
+                )
     if len(got) != len(expected):
         return f"  длина{where}: ожидалось {len(expected)}, получено {len(got)} (начало совпадает)"
     return ""
@@ -118,7 +123,6 @@ def check(condition: bool, message: str) -> None:
         raise CheckFailed(message)
 
 
-
 class _TookTooLong(Exception):
     pass
 
@@ -126,8 +130,11 @@ class _TookTooLong(Exception):
 @contextmanager
 def _time_limit(seconds: float):
     """Interrupt the block after `seconds` (where the platform has SIGALRM and we are in the main thread)."""
-    if (not _local_time_limits or not hasattr(signal, "setitimer")
-            or threading.current_thread() is not threading.main_thread()):
+    if (
+        not _local_time_limits
+        or not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         yield
         return
 
@@ -143,7 +150,7 @@ def _time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-DEFAULT_SECONDS = 10     # a call's limit in Jupyter; while grading, the grader's setting (Evaluator.call_seconds)
+DEFAULT_SECONDS = 10  # a call's limit in Jupyter; while grading, the grader's setting (Evaluator.call_seconds)
 
 
 def run(fn, *args, hint: str = "", seconds: float | None = None):
@@ -165,7 +172,9 @@ def run(fn, *args, hint: str = "", seconds: float | None = None):
     except _TookTooLong:
         raise CheckFailed(f"{call} не завершилась за {limit:g} с: похоже, цикл не останавливается" + suffix) from None
     except TookTooLong as e:
-        raise CheckFailed(f"{call} не завершилась за {e.seconds:g} с: похоже, цикл не останавливается" + suffix) from None
+        raise CheckFailed(
+            f"{call} не завершилась за {e.seconds:g} с: похоже, цикл не останавливается" + suffix
+        ) from None
     except Exception as e:
         raise CheckFailed(f"{call} завершилась с ошибкой {type(e).__name__}: {e}" + suffix) from None
     finally:
@@ -174,7 +183,7 @@ def run(fn, *args, hint: str = "", seconds: float | None = None):
 
 def changed_args(fn, *args) -> list:
     """Positions of the arguments that the call fn(*args) changed in place ([] if none)."""
-    if hasattr(fn, "remote_helper"):     # while grading: compared inside the student's kernel
+    if hasattr(fn, "remote_helper"):  # while grading: compared inside the student's kernel
         return fn.remote_helper("changed_args", *args)
     before = copy.deepcopy(args)
     fn(*args)
@@ -184,7 +193,7 @@ def changed_args(fn, *args) -> list:
 def calls_on_one_table(fn, text, tables) -> list:
     """[fn(text, table) for table in tables], every call given the same dict, refilled in place
     between calls: a cache keyed by the table's id() or size gives itself away."""
-    if hasattr(fn, "remote_helper"):     # while grading: the one dict lives inside the student's kernel
+    if hasattr(fn, "remote_helper"):  # while grading: the one dict lives inside the student's kernel
         return fn.remote_helper("calls_on_one_table", text, tables)
     table, answers = {}, []
     for contents in tables:
@@ -197,7 +206,7 @@ def calls_on_one_table(fn, text, tables) -> list:
 def timeline(fn, items, *args) -> list:
     """[(how many of `items` fn had taken, piece), …] for each non-empty piece that the generator
     fn(iter(items), *args) yields: shows *when* a streaming function gives its output."""
-    if hasattr(fn, "remote_helper"):     # while grading: fed and watched inside the student's kernel
+    if hasattr(fn, "remote_helper"):  # while grading: fed and watched inside the student's kernel
         return fn.remote_helper("timeline", items, *args)
     taken = []
 
@@ -205,21 +214,22 @@ def timeline(fn, items, *args) -> list:
         for item in items:
             taken.append(item)
             yield item
+
     return [(len(taken), piece) for piece in fn(feed(), *args) if piece]
 
 
-_process_time = time.process_time    # taken when the checks are imported, before a notebook's own code
+_process_time = time.process_time  # taken when the checks are imported, before a notebook's own code
 
 
 def cpu_seconds(fn, calls) -> list:
     """[[result, CPU seconds], …]: fn(*args) for each args of `calls`, one after another in this process,
     each timed by the process's CPU time (not the clock, so a busy machine barely changes it). Tests
     compare how the time *grows* between calls made together, never a time against a limit."""
-    if hasattr(fn, "timed_calls"):       # while grading: the grader times each call from outside the kernel
+    if hasattr(fn, "timed_calls"):  # while grading: the grader times each call from outside the kernel
         return fn.timed_calls(calls)
     out = []
     for args in calls:
-        gc.collect()                     # a collection of earlier garbage is not the call's own work
+        gc.collect()  # a collection of earlier garbage is not the call's own work
         gc.disable()
         try:
             start = _process_time()
@@ -234,6 +244,7 @@ def cpu_seconds(fn, calls) -> list:
 class _TracemallocFunctions:
     # the C functions of _tracemalloc, as they were when this module was imported
     import _tracemalloc as _module
+
     start, stop, is_tracing = staticmethod(_module.start), staticmethod(_module.stop), staticmethod(_module.is_tracing)
     get_traced_memory = staticmethod(_module.get_traced_memory)
     _get_object_traceback = staticmethod(_module._get_object_traceback)
@@ -253,9 +264,9 @@ def stream_memory(fn, sizes, *args) -> list:
     each time it takes a line; the lines are made one at a time and never kept. The course's chunk
     cache is held to 64 chunks meanwhile (CACHE_LIMIT in fn's globals), so a bounded cache stays flat.
     None instead of a number when tracing was stopped or restarted during the call."""
-    if hasattr(fn, "remote_helper"):     # while grading: measured inside the student's kernel
+    if hasattr(fn, "remote_helper"):  # while grading: measured inside the student's kernel
         return fn.remote_helper("stream_memory", sizes, *args)
-    tracemalloc = _tracemalloc          # taken when this module was imported: later patches do not count
+    tracemalloc = _tracemalloc  # taken when this module was imported: later patches do not count
     namespace = getattr(fn, "__globals__", {})
     had_limit, old_limit = "CACHE_LIMIT" in namespace, namespace.get("CACHE_LIMIT")
     results = []
@@ -266,21 +277,23 @@ def stream_memory(fn, sizes, *args) -> list:
             if tracemalloc.is_tracing():
                 tracemalloc.stop()
             tracemalloc.start()
-            sentinel = bytearray(4096)      # its allocation is forgotten if tracing restarts
+            sentinel = bytearray(4096)  # its allocation is forgotten if tracing restarts
             baseline, most, intact = tracemalloc.get_traced_memory()[0], 0, [True]
 
             def feed():
                 nonlocal most
-                for k in range(n):
-                    if not tracemalloc.is_tracing() or tracemalloc._get_object_traceback(sentinel) is None:
-                        intact[0] = False
+                for k in range(n):  # noqa: B023
+                    if not tracemalloc.is_tracing() or tracemalloc._get_object_traceback(sentinel) is None:  # noqa: B023
+                        intact[0] = False  # noqa: B023
                         return
-                    most = max(most, tracemalloc.get_traced_memory()[0] - baseline)
+                    most = max(most, tracemalloc.get_traced_memory()[0] - baseline)  # noqa: B023
                     yield _generated_line(k)
+
             for _ in fn(feed(), *args):
                 pass
-            intact[0] = (intact[0] and tracemalloc.is_tracing()
-                         and tracemalloc._get_object_traceback(sentinel) is not None)
+            intact[0] = (
+                intact[0] and tracemalloc.is_tracing() and tracemalloc._get_object_traceback(sentinel) is not None
+            )
             tracemalloc.stop()
             results.append(most if intact[0] else None)
     finally:

@@ -3,11 +3,24 @@
 Everything here degrades to plain text: in a terminal, in nbconvert, and while grading
 (the grader sets BPE_COURSE_STATIC=1), where no widget frontend exists.
 """
+
 import html
 import os
 
-PALETTE = ["#ffd6a5", "#caffbf", "#9bf6ff", "#bdb2ff", "#ffc6ff", "#fdffb6",
-           "#ffadad", "#a0c4ff", "#d0f4de", "#e4c1f9", "#fcf6bd", "#b8e0d2"]
+PALETTE = [
+    "#ffd6a5",
+    "#caffbf",
+    "#9bf6ff",
+    "#bdb2ff",
+    "#ffc6ff",
+    "#fdffb6",
+    "#ffadad",
+    "#a0c4ff",
+    "#d0f4de",
+    "#e4c1f9",
+    "#fcf6bd",
+    "#b8e0d2",
+]
 
 
 def _label(token) -> str:
@@ -32,8 +45,10 @@ class TokenView:
 
         def span(label):
             colour = colours.setdefault(label, PALETTE[len(colours) % len(PALETTE)])
-            return (f'<span style="background:{colour};padding:1px 2px;margin:1px;'
-                    f'border-radius:3px;font-family:monospace">{html.escape(label)}</span>')
+            return (
+                f'<span style="background:{colour};padding:1px 2px;margin:1px;'
+                f'border-radius:3px;font-family:monospace">{html.escape(label)}</span>'
+            )
 
         words = ["".join(map(span, word)) for word in self.words]
         head = f"<b>{html.escape(self.title)}</b> " if self.title else ""
@@ -66,11 +81,14 @@ def slider(render, maximum, description="Слияний", static_values=None):
     by default the start, a quarter, a half and the end).
     """
     from IPython.display import display
+
     if widgets_available():
         import ipywidgets as widgets
-        widgets.interact(lambda k: display(render(k)),
-                         k=widgets.IntSlider(value=maximum // 2, min=0, max=maximum,
-                                             description=description))
+
+        widgets.interact(
+            lambda k: display(render(k)),
+            k=widgets.IntSlider(value=maximum // 2, min=0, max=maximum, description=description),
+        )
         return
     for k in static_values or sorted({0, maximum // 4, maximum // 2, maximum}):
         print(f"{description}: {k}")

@@ -4,6 +4,7 @@ Students run the notebooks from `notebooks/`, the grader from a work folder of i
 data is found relative to this package (an editable install points back into the clone), or in
 the folder named by the environment variable BPE_COURSE_DATA.
 """
+
 import os
 from pathlib import Path
 

@@ -4,6 +4,7 @@ tiktoken downloads its vocabularies on first use and caches each file under the 
 URL in TIKTOKEN_CACHE_DIR. We verify our copies against the SHA-256 that tiktoken itself expects
 and seed such a cache, so that plain `tiktoken.get_encoding("cl100k_base")` works offline.
 """
+
 import hashlib
 import os
 import tempfile

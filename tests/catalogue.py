@@ -5,6 +5,7 @@ solution, or nothing: the solution). It is graded by autograder.notebook.pipelin
 same sanitize, plan, evaluate and agent code as in the sandboxed kernel, without the kernel —
 so the whole catalogue is proven in seconds. Cases run in parallel worker processes.
 """
+
 import multiprocessing
 import os
 import tempfile
@@ -13,9 +14,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from autograder.course.course import CourseNotebook
+from autograder.course.simulate import submission, write
 from autograder.notebook.pipeline import NotebookGrader
 from autograder.wall.session import LocalSession
-from autograder.course.simulate import submission, write
 
 
 def grade_case(notebook: str, replace: dict, solved: bool = True, full: bool = False) -> dict:

@@ -7,6 +7,7 @@ The language strings are Moodle's own (lang/en/assign.php, lang/en/moodle.php an
 language pack). Nothing here imports the autograder: these rules are written from Moodle's code,
 so a change on our side cannot quietly change them too.
 """
+
 import csv
 import io
 import re
@@ -14,11 +15,21 @@ import zipfile
 from datetime import datetime
 
 STRINGS = {  # get_string('recordid','assign'), ('grade'), ('lastmodifiedgrade','assign'), ('hiddenuser','assign'),
-             # ('pluginname','assignfeedback_comments')
-    "en": {"recordid": "Identifier", "grade": "Grade", "lastmodifiedgrade": "Last modified (grade)",
-           "hiddenuser": "Participant ", "comments": "Feedback comments"},
-    "ru": {"recordid": "Идентификатор", "grade": "Оценка", "lastmodifiedgrade": "Последнее изменение (оценка)",
-           "hiddenuser": "Участник", "comments": "Отзыв в виде комментария"},
+    # ('pluginname','assignfeedback_comments')
+    "en": {
+        "recordid": "Identifier",
+        "grade": "Grade",
+        "lastmodifiedgrade": "Last modified (grade)",
+        "hiddenuser": "Participant ",
+        "comments": "Feedback comments",
+    },
+    "ru": {
+        "recordid": "Идентификатор",
+        "grade": "Оценка",
+        "lastmodifiedgrade": "Последнее изменение (оценка)",
+        "hiddenuser": "Участник",
+        "comments": "Отзыв в виде комментария",
+    },
 }
 
 
@@ -47,29 +58,32 @@ def strtotime(text: str) -> float:
         raise Refused(f"strtotime cannot read {text!r}") from None
 
 
-def moodle_worksheet(text: str, language: str, participants: set[int], maximum: float,
-                     grades_in_moodle_modified: float = 0) -> dict[int, dict]:
+def moodle_worksheet(
+    text: str, language: str, participants: set[int], maximum: float, grades_in_moodle_modified: float = 0
+) -> dict[int, dict]:
     """The rows Moodle's worksheet importer would apply: participant id → {grade, feedback}."""
     s = STRINGS[language]
     header, rows = read_csv(text)
-    index = {name: header.index(s[name]) if s[name] in header else -1 for name in ("recordid", "grade", "lastmodifiedgrade")}
+    index = {
+        name: header.index(s[name]) if s[name] in header else -1 for name in ("recordid", "grade", "lastmodifiedgrade")
+    }
     if min(index.values()) < 0:
         raise Refused("invalidgradeimport: missing " + ", ".join(k for k, v in index.items() if v < 0))
     comments = header.index(s["comments"]) if s["comments"] in header else -1
     applied = {}
     for row in rows:
         idstr = row[index["recordid"]].encode("utf-8")
-        uid = idstr[len(s["hiddenuser"].encode("utf-8")):].decode("utf-8", "replace")   # PHP substr: bytes
+        uid = idstr[len(s["hiddenuser"].encode("utf-8")) :].decode("utf-8", "replace")  # PHP substr: bytes
         if not re.fullmatch(r"\d+", uid) or int(uid) not in participants:
-            continue                                 # get_user_id_for_uniqueid finds nobody
+            continue  # get_user_id_for_uniqueid finds nobody
         grade = row[index["grade"]].strip()
         modified = strtotime(row[index["lastmodifiedgrade"]])
         try:
-            value = float(grade)                     # unformat_float
+            value = float(grade)  # unformat_float
         except ValueError:
             continue
         if grade == "" or value < 0 or value > maximum or grades_in_moodle_modified > modified + 60:
-            continue                                 # no value / out of range / stale: skipped
+            continue  # no value / out of range / stale: skipped
         applied[int(uid)] = {"grade": value, "feedback": row[comments] if comments > 0 else None}  # !empty(index)
     return applied
 
@@ -87,12 +101,14 @@ def moodle_feedback_zip(path, participants: set[int]) -> dict[int, list[str]]:
             parts = info.filename.split("/")
             while parts:
                 part = parts.pop(0)
-                fields = part.split("_", 4)                      # explode('_', $pathpart, 5)
-                if len(fields) < 4 or not re.fullmatch(r"\s*[+-]?\d+(\.\d+)?", fields[1]):   # is_numeric
+                fields = part.split("_", 4)  # explode('_', $pathpart, 5)
+                if len(fields) < 4 or not re.fullmatch(r"\s*[+-]?\d+(\.\d+)?", fields[1]):  # is_numeric
                     continue
                 uid = int(float(fields[1]))
-                if uid not in participants or (fields[2], fields[3]) not in {("assignsubmission", "file"),
-                                                                            ("assignfeedback", "file")}:
+                if uid not in participants or (fields[2], fields[3]) not in {
+                    ("assignsubmission", "file"),
+                    ("assignfeedback", "file"),
+                }:
                     continue
                 filename = "/".join([fields[4] if len(fields) > 4 else "", *parts]).lstrip("/")
                 attached.setdefault(uid, []).append(filename)

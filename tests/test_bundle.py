@@ -1,5 +1,6 @@
 """The student edition: unzipped into an empty folder it runs its own self-check, and it holds
 no solution or hidden-test line; a bundle that would hand out answers is refused."""
+
 import re
 import subprocess
 import sys
@@ -7,19 +8,23 @@ import zipfile
 
 import nbformat
 import pytest
+from conftest import ROOT
 
 from autograder.course.bundle import HIDDEN, SOLUTION, leaked_lines, release_lines, significant
 from autograder.course.course import SOLUTIONS, course_notebooks
 from autograder.course.simulate import submission
-from conftest import ROOT
 
 NB1 = "01_hand_example"
 
 
 def bundle(tmp_path, notebooks, *options):
     out = tmp_path / "hw-student.zip"
-    run = subprocess.run([sys.executable, "-m", "autograder", "bundle", "--notebooks", notebooks, "--out", str(out),
-                          *options], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "bundle", "--notebooks", notebooks, "--out", str(out), *options],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     return run, out
 
 
@@ -39,8 +44,18 @@ def test_it_has_what_a_student_needs_and_nothing_of_the_grader(edition):
     archive, root = edition
     names = zipfile.ZipFile(archive).namelist()
     inside = {n.split("/", 1)[1] for n in names}
-    assert {"notebooks/01_hand_example.ipynb", "bpe_course/checks.py", "data/en_sample.txt", "requirements.txt", "requirements-vocab.txt",
-            "environment.yml", "pyproject.toml", "Makefile", "README.md", "check.py"} <= inside
+    assert {
+        "notebooks/01_hand_example.ipynb",
+        "bpe_course/checks.py",
+        "data/en_sample.txt",
+        "requirements.txt",
+        "requirements-vocab.txt",
+        "environment.yml",
+        "pyproject.toml",
+        "Makefile",
+        "README.md",
+        "check.py",
+    } <= inside
     assert not any(n.startswith(("solutions/", "autograder/", "tests/", ".git")) for n in inside)
     assert not any(n.startswith("notebooks/") and NB1 not in n for n in inside)
     assert "nbgrader" not in (root / "requirements.txt").read_text()
@@ -66,8 +81,10 @@ def test_no_solution_or_hidden_test_line_is_in_it(edition):
         cells = nbformat.reads(source, as_version=4).cells
         for cell in cells:
             secret |= set().union(set(), *(significant(m) for m in HIDDEN.findall(cell.source))) - public
-            if name == NB1:       # the assignment's own answers, whatever other notebooks show later
-                secret |= set().union(set(), *(significant(m) for m in SOLUTION.findall(cell.source))) - release_lines(NB1)
+            if name == NB1:  # the assignment's own answers, whatever other notebooks show later
+                secret |= set().union(set(), *(significant(m) for m in SOLUTION.findall(cell.source))) - release_lines(
+                    NB1
+                )
     assert secret
     found = {(name, line) for name, text in texts.items() for line in significant(text) & secret}
     assert not found, sorted(found)[:10]
@@ -76,8 +93,13 @@ def test_no_solution_or_hidden_test_line_is_in_it(edition):
 
 
 def check(root, notebook):
-    return subprocess.run([sys.executable, "check.py", notebook], cwd=root, capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(root)})
+    return subprocess.run(
+        [sys.executable, "check.py", notebook],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(root)},
+    )
 
 
 def test_the_self_check_runs_the_visible_tests_from_the_unzipped_folder(edition):
@@ -100,7 +122,7 @@ def test_the_self_check_says_when_the_notebook_did_not_run_to_the_end_and_passes
     run = check(root, str(dying))
     assert run.returncode == 1, run.stdout + run.stderr
     assert "ядро Python остановилось" in run.stdout and "Traceback" not in run.stderr, run.stdout + run.stderr
-    after = run.stdout[run.stdout.index("test_count_pairs"):]      # the quiz before it ran; nothing from here on
+    after = run.stdout[run.stdout.index("test_count_pairs") :]  # the quiz before it ran; nothing from here on
     assert "тест не запускался" in after and "ок  " not in after, run.stdout
 
 

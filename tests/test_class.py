@@ -5,6 +5,7 @@ typical mistake, broken and odd files, and one student per attack of tests/attac
 extra cell in the untouched notebook 01). It is graded once; the tests read what an instructor
 and a student get: grades.csv, results.json, the feedback pages, nbgrader's gradebook.
 """
+
 import csv
 import html
 import json
@@ -17,14 +18,14 @@ import threading
 
 import nbformat
 import pytest
-
 from attacks import ATTACKS, HIDDEN_SOURCE, NB, network_attack
+from conftest import SECRET, grade, private_tmp, results_of
+
 from autograder.course.cells import grade_id
 from autograder.course.course import course_notebooks
 from autograder.course.demo import OVERLAPPING_MERGE
-from autograder.wall.sandbox import bwrap_works
 from autograder.course.simulate import submission, write
-from conftest import SECRET, grade, results_of, private_tmp
+from autograder.wall.sandbox import bwrap_works
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")
 NAMES = course_notebooks()
@@ -55,6 +56,7 @@ def listener():
                 received.append(server.accept())
             except OSError:
                 pass
+
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
     yield server.getsockname()[1], received
@@ -72,8 +74,10 @@ def graded(tmp_path_factory, listener):
     for name in NAMES:
         write(submission(name), klass / "solved" / f"{name}.ipynb")
         write(submission(name, solved=False), klass / "untouched" / f"{name}.ipynb")
-    write(submission("02_byte_level_training", replace={"merge": OVERLAPPING_MERGE}),
-          klass / "carol" / "02_byte_level_training.ipynb")
+    write(
+        submission("02_byte_level_training", replace={"merge": OVERLAPPING_MERGE}),
+        klass / "carol" / "02_byte_level_training.ipynb",
+    )
     broken = klass / "broken"
     broken.mkdir()
     (broken / f"{NAMES[0]}.ipynb").write_text('{"cells": [', encoding="utf-8")
@@ -82,7 +86,7 @@ def graded(tmp_path_factory, listener):
     (broken / f"{NAMES[3]}.ipynb").write_text(deep_json(200_000), encoding="utf-8")
     (broken / "notes.txt").write_text("not a notebook", encoding="utf-8")
     odd = submission(NB)
-    odd.cells[0].metadata["nbgrader"] = None                          # metadata a student's editor left
+    odd.cells[0].metadata["nbgrader"] = None  # metadata a student's editor left
     odd.cells[1].metadata = {"nbgrader": None}
     solution = next(c for c in odd.cells if grade_id(c) == "count_pairs")
     solution.source += "\n# ### BEGIN HIDDEN TESTS (a comment that once stopped the feedback)\n"
@@ -90,8 +94,10 @@ def graded(tmp_path_factory, listener):
     old = submission(NB)
     (klass / "old_format").mkdir()
     nbformat.write(nbformat.convert(old, 3), str(klass / "old_format" / f"{NB}.ipynb"), version=3)
-    write(with_code(submission(NB), ATTACKS["print_environment"] + ATTACKS["read_secrets"]),
-          klass / "nosy_but_solved" / f"{NB}.ipynb")
+    write(
+        with_code(submission(NB), ATTACKS["print_environment"] + ATTACKS["read_secrets"]),
+        klass / "nosy_but_solved" / f"{NB}.ipynb",
+    )
     for attack, source in {**ATTACKS, "network": network_attack(port)}.items():
         write(with_code(submission(NB, solved=False), source), klass / f"attack_{attack}" / f"{NB}.ipynb")
     skipped = submission(NB, solved=False)
@@ -102,8 +108,17 @@ def graded(tmp_path_factory, listener):
     write(skipped, klass / "attack_blank_tests" / f"{NB}.ipynb")
     # 30 s a cell: several times what any solution needs, and the limit that stops attack_patch_builtins's hang
     with private_tmp() as (tmp, left):
-        run = grade(klass, base / "out", "--work", str(base / "work"), "--jobs", "2", "--cell-timeout", "30",
-                    env={"TMPDIR": str(tmp)})
+        run = grade(
+            klass,
+            base / "out",
+            "--work",
+            str(base / "work"),
+            "--jobs",
+            "2",
+            "--cell-timeout",
+            "30",
+            env={"TMPDIR": str(tmp)},
+        )
     return results_of(base / "out"), base / "out", base / "work", run, left
 
 
@@ -118,7 +133,9 @@ def text_of_feedback(out, student, name=NB):
 def outputs_in_feedback(out, student, name=NB):
     """What the student's code printed, as their feedback page shows it (not the code itself)."""
     page = (out / "feedback" / student / f"{name}.html").read_text(encoding="utf-8")
-    return "\n".join(html.unescape(t) for t in re.findall(r'<div class="(?:output|error)"><pre>(.*?)</pre></div>', page, re.S))
+    return "\n".join(
+        html.unescape(t) for t in re.findall(r'<div class="(?:output|error)"><pre>(.*?)</pre></div>', page, re.S)
+    )
 
 
 # -- the class is graded, whatever is in it ---------------------------------------------------------
@@ -187,9 +204,9 @@ def test_a_nosy_but_correct_student_keeps_full_marks_and_sees_nothing_secret(gra
     r = results["nosy_but_solved", NB]
     assert r["score"] == r["max_score"]
     printed = outputs_in_feedback(out, "nosy_but_solved")
-    found = re.search(r"FOUND (\[.*?\])", printed).group(1)       # no notebook, gradebook or solution in view
+    found = re.search(r"FOUND (\[.*?\])", printed).group(1)  # no notebook, gradebook or solution in view
     assert ".ipynb" not in found and "gradebook" not in found, found
-    assert "'HOME': '/tmp'" in printed and "PATH" in printed        # the kernel's own small environment
+    assert "'HOME': '/tmp'" in printed and "PATH" in printed  # the kernel's own small environment
 
 
 def test_student_code_runs_unprivileged_without_network_or_host_files(graded, listener):
@@ -220,7 +237,7 @@ def test_the_guard_reports_tampering_for_review_without_deciding_the_grade(grade
 def test_feedback_is_built_from_results(graded):
     results, out, *_ = graded
     page = (out / "feedback" / "untouched" / f"{NB}.html").read_text(encoding="utf-8")
-    assert "<script" not in page and "http" not in page.replace("http-equiv", "")   # self-contained, no scripts
+    assert "<script" not in page and "http" not in page.replace("http-equiv", "")  # self-contained, no scripts
     text = text_of_feedback(out, "untouched")
     for t in results["untouched", NB]["tests"]:
         assert t["name"] in text
@@ -234,10 +251,10 @@ def test_outputs_take_any_text_and_neither_terminals_nor_review_pages_run_what_a
     r = results["attack_unwritable_text", NB]
     assert r["status"] == "graded" and any("\\udcff" in t["message"] for t in r["tests"]), r
     assert "\x1b" not in run.stdout + run.stderr and "\x07" not in run.stdout + run.stderr
-    assert "\\x1b" in run.stdout                                     # the review line, shown as text
+    assert "\\x1b" in run.stdout  # the review line, shown as text
     student = "attack_active_outputs"
     autograded = (work / "course" / "autograded" / student / NB / f"{NB}.ipynb").read_text(encoding="utf-8")
-    for active in ("text/html", "application/javascript", "image/svg+xml"):     # (the code shows as code)
+    for active in ("text/html", "application/javascript", "image/svg+xml"):  # (the code shows as code)
         assert active not in autograded, active
     page = (out / "feedback" / student / f"{NB}.html").read_text(encoding="utf-8")
     assert "<script" not in page and not re.search(r"<[^>]*\son\w+\s*=", page)
@@ -247,18 +264,25 @@ def test_outputs_take_any_text_and_neither_terminals_nor_review_pages_run_what_a
 def test_one_class_gradebook_that_nbgrader_exports(graded):
     results, _, work, *_ = graded
     course = work / "course"
-    export = subprocess.run([sys.executable, "-m", "nbgrader", "export", "--to", str(course / "grades.csv")],
-                            cwd=course, capture_output=True, text=True,
-                            env={**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"})
+    export = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "export", "--to", str(course / "grades.csv")],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"},
+    )
     assert export.returncode == 0, export.stdout + export.stderr
     with open(course / "grades.csv", encoding="utf-8") as f:
         rows = {(row["student_id"], row["assignment"]): row for row in csv.DictReader(f)}
     for name in NAMES:
         assert float(rows["solved", name]["raw_score"]) == results["solved", name]["score"]
         assert float(rows["untouched", name]["raw_score"]) == 0
-    assert float(rows["carol", "02_byte_level_training"]["raw_score"]) == results["carol", "02_byte_level_training"]["score"]
+    assert (
+        float(rows["carol", "02_byte_level_training"]["raw_score"])
+        == results["carol", "02_byte_level_training"]["score"]
+    )
     autograded = course / "autograded" / "solved" / NB / f"{NB}.ipynb"
-    assert autograded.exists()                                   # what formgrader shows the instructor
+    assert autograded.exists()  # what formgrader shows the instructor
 
 
 def test_grading_leaves_nothing_behind_in_tmp(graded):
@@ -270,9 +294,13 @@ def test_nbgraders_own_feedback_from_the_course_directory_hides_hidden_tests(gra
     """An instructor who makes feedback with formgrader (nbgrader generate_feedback) gets no hidden test."""
     _, _, work, *_ = graded
     course = work / "course"
-    run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_feedback", NB, "--student", "solved", "--force"],
-                         cwd=course, capture_output=True, text=True,
-                         env={**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"})
+    run = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_feedback", NB, "--student", "solved", "--force"],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"},
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     page = (course / "feedback" / "solved" / NB / f"{NB}.html").read_text(encoding="utf-8")
     assert "test_learn_merges_hidden" in page

@@ -1,4 +1,5 @@
 """Whole-class workflow: reruns from the cache, shards and merge, Ctrl-C, a self-check."""
+
 import csv
 import json
 import os
@@ -8,11 +9,11 @@ import sys
 import time
 
 import pytest
+from conftest import ROOT, grade, private_tmp, results_of
 
 from autograder.classroom.batch import shard_of
-from autograder.wall.sandbox import bwrap_works
 from autograder.course.simulate import solution_sources, submission, write
-from conftest import ROOT, grade, results_of, private_tmp
+from autograder.wall.sandbox import bwrap_works
 
 NB = "01_hand_example"
 
@@ -57,13 +58,17 @@ def test_two_shards_merged_equal_one_run(small_class, tmp_path):
     assert len({shard_of(s, 2) for s in students}) == 2, "the example class must span both shards"
     whole, part1, part2, merged = (tmp_path / n for n in ("whole", "part1", "part2", "merged"))
     klass = small_class / "class"
-    work = str(small_class / "out" / "work")       # the graded class's cache: shards reuse it
+    work = str(small_class / "out" / "work")  # the graded class's cache: shards reuse it
     assert grade(klass, whole, "--no-feedback", "--work", work).returncode == 0
     assert grade(klass, part1, "--no-feedback", "--shard", "1/2", "--work", work).returncode == 0
     assert grade(klass, part2, "--no-feedback", "--shard", "2/2", "--work", work).returncode == 0
     assert set(results_of(part1)).isdisjoint(results_of(part2))
-    run = subprocess.run([sys.executable, "-m", "autograder", "merge", str(part1), str(part2), "--out", str(merged)],
-                         cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "merge", str(part1), str(part2), "--out", str(merged)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout
     for name in ("grades.csv", "grades_wide.csv"):
         assert sorted((merged / name).read_text().splitlines()) == sorted((whole / name).read_text().splitlines())
@@ -74,7 +79,9 @@ def test_wide_table_has_a_row_per_student_and_a_total(small_class):
     with open(small_class / "out" / "grades_wide.csv", encoding="utf-8") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
     assert set(rows) == {"ann", "ben", "eve", "fay"}
-    assert float(rows["ann"]["total"]) == float(rows["ann"][NB]) == results_of(small_class / "out")["ann", NB]["max_score"]
+    assert (
+        float(rows["ann"]["total"]) == float(rows["ann"][NB]) == results_of(small_class / "out")["ann", NB]["max_score"]
+    )
 
 
 def test_bad_shard_option_is_refused(tmp_path):
@@ -106,8 +113,14 @@ def interrupt_after_first_result(command, guard_seconds=600):
     (process, output, time sent)."""
     # as from a terminal: a test run started in the background (`make test &`) ignores SIGINT, and
     # its children would inherit that
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     lines = []
     for line in process.stdout:
         lines.append(line)
@@ -126,8 +139,22 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
     students = [f"s{i}" for i in range(4)]
     for student in students:
         write(slow_solved(), klass / student / f"{NB}.ipynb")
-    command = [sys.executable, "-m", "autograder", "grade", str(klass), "--out", str(out), "--work", str(work),
-               "--no-feedback", "--export", "moodle", "--jobs", "1"]
+    command = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "grade",
+        str(klass),
+        "--out",
+        str(out),
+        "--work",
+        str(work),
+        "--no-feedback",
+        "--export",
+        "moodle",
+        "--jobs",
+        "1",
+    ]
 
     # 1. the first run is interrupted after its first result: what was graded is kept
     process, output, sent = interrupt_after_first_result(command)
@@ -136,7 +163,9 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
     assert 1 <= len(kept) < len(students) and all(r["score"] == r["max_score"] for r in kept.values()), output
     assert all(t <= sent for t in cache_entries(work).values()), "a result was cached after Ctrl-C"
     # … and nothing that looks final is written for upload: the worksheet is partial, the wide table says so
-    assert not (out / "moodle_grading_worksheet.csv").exists() and (out / "moodle_grading_worksheet.partial.csv").exists()
+    assert (
+        not (out / "moodle_grading_worksheet.csv").exists() and (out / "moodle_grading_worksheet.partial.csv").exists()
+    )
     assert "PARTIAL" in output
     assert "not graded yet" in (out / "grades_wide.csv").read_text(encoding="utf-8")
 
@@ -144,7 +173,9 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
     rerun = subprocess.run(command[:-1] + ["2"], cwd=ROOT, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stdout
     assert f"({len(kept)} from earlier runs)" in rerun.stdout
-    assert (out / "moodle_grading_worksheet.csv").exists() and not (out / "moodle_grading_worksheet.partial.csv").exists()
+    assert (out / "moodle_grading_worksheet.csv").exists() and not (
+        out / "moodle_grading_worksheet.partial.csv"
+    ).exists()
     complete = graded_in(out)
     assert len(complete) == len(students) and all(r["score"] == r["max_score"] for r in complete.values())
 
@@ -167,38 +198,59 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
 
 @pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available")
 def test_a_self_check_speaks_russian_and_leaves_nothing_behind(tmp_path):
-    path = write(submission(NB, replace={"learn_merges": solution_sources(NB)["learn_merges"].replace(
-        "if not counts:\n            break\n", "")}), tmp_path / f"{NB}.ipynb")
+    path = write(
+        submission(
+            NB,
+            replace={
+                "learn_merges": solution_sources(NB)["learn_merges"].replace("if not counts:\n            break\n", "")
+            },
+        ),
+        tmp_path / f"{NB}.ipynb",
+    )
     with private_tmp() as (tmp, left):
-        run = subprocess.run([sys.executable, "-m", "autograder", "check", str(path)], cwd=ROOT,
-                             capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmp)})
+        run = subprocess.run(
+            [sys.executable, "-m", "autograder", "check", str(path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TMPDIR": str(tmp)},
+        )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "Проверяю" in run.stdout and "со скрытыми тестами" in run.stdout
     assert "НЕТ  test_learn_merges" in run.stdout and "ок   test_count_pairs" in run.stdout
     assert "BEGIN HIDDEN" not in run.stdout
     assert not left, left
     solved = write(submission(NB), tmp_path / "solved" / f"{NB}.ipynb")
-    assert subprocess.run([sys.executable, "-m", "autograder", "check", str(solved)], cwd=ROOT,
-                          capture_output=True, text=True).returncode == 0
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "autograder", "check", str(solved)], cwd=ROOT, capture_output=True, text=True
+        ).returncode
+        == 0
+    )
 
 
 def test_a_feedback_page_that_fails_is_reported_and_not_retried(tmp_path, capsys):
     import nbformat
+
     from autograder.classroom.batch import ClassGrader
     from autograder.classroom.cache import Cache
+    from autograder.classroom.outputs import Outcome
+    from autograder.classroom.worker import Answer, Task
     from autograder.cli import report_class
     from autograder.course.course import PreparedCourse, use_venv_tools
-    from autograder.classroom.outputs import Outcome
     from autograder.notebook.results import Result
-    from autograder.classroom.worker import Answer, Task
+
     use_venv_tools()
     course = PreparedCourse(tmp_path / "work" / "course").prepare()
     grader = ClassGrader(course, tmp_path / "work")
-    answer = Answer(Result("ann", NB, 17.0, 17.0, "graded", "all tests passed"), nbformat.v4.new_notebook(),
-                    feedback_error="ValueError: a broken page")
+    answer = Answer(
+        Result("ann", NB, 17.0, 17.0, "graded", "all tests passed"),
+        nbformat.v4.new_notebook(),
+        feedback_error="ValueError: a broken page",
+    )
     r = grader.receive(Task("ann", NB, "", feedback=True, key="k"), answer, {})
     assert r.status == "graded" and "ValueError: a broken page" in r.feedback_error
-    assert Cache(tmp_path / "work").get("ann", NB, "k", None) is not None      # kept: not graded again
+    assert Cache(tmp_path / "work").get("ann", NB, "k", None) is not None  # kept: not graded again
     assert report_class(Outcome(results=[r]), [NB], tmp_path / "out", feedback=True) == 1
     assert "feedback page could not be made" in capsys.readouterr().out
 
@@ -211,7 +263,7 @@ def test_a_rerun_under_other_settings_grades_again_and_records_them(tmp_path):
     assert first.returncode == 0, first.stdout + first.stderr
     assert json.loads((tmp_path / "out" / "grading.json").read_text())["settings"]["Evaluator.call_seconds"] == 7
     plain = grade(klass, tmp_path / "out")
-    assert "from earlier runs" not in plain.stdout, plain.stdout       # not served from the cache
+    assert "from earlier runs" not in plain.stdout, plain.stdout  # not served from the cache
     assert json.loads((tmp_path / "out" / "grading.json").read_text())["settings"]["Evaluator.call_seconds"] == 10
     again = grade(klass, tmp_path / "out")
     assert "(1 from earlier runs)" in again.stdout, again.stdout

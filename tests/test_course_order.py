@@ -6,16 +6,17 @@ kernel answer for a name the course defines. Which lesson cells grading may skip
 the author (the `demo` tag in solutions/) and holds only while the student left the cell as the
 course wrote it; the student's own cells always run. In-process, through the grader's pipeline.
 """
+
 import copy
 
 import pytest
 
 from autograder.course.cells import grade_id
 from autograder.course.course import CourseNotebook, course_notebooks
+from autograder.course.simulate import solution_sources, submission, write
 from autograder.notebook.normalize import restore_course_cells
 from autograder.notebook.pipeline import NotebookGrader
 from autograder.wall.session import LocalSession
-from autograder.course.simulate import solution_sources, submission, write
 
 NB08 = "08_shipping_tokenizer"
 
@@ -40,7 +41,7 @@ def test_moving_the_cell_above_a_given_cell_leaves_it_where_the_course_put_it(na
         notebook = submission(name)
         cells = notebook.cells
         i = index_of(cells, gid)
-        cells.append(cells.pop(i - 1))                                   # its anchor, moved to the end
+        cells.append(cells.pop(i - 1))  # its anchor, moved to the end
         restored = restore_course_cells(notebook, course.release)
         assert course_order(restored) == course_order(course.release), gid
 
@@ -70,9 +71,11 @@ def test_a_displaced_given_cell_cannot_hand_the_tests_the_students_functions(tmp
     extra = copy.deepcopy(cells[given])
     extra.metadata = {}
     extra["id"] = "student-constants"
-    extra.source = ("def train_chunked(text, vocab_size, pattern=None):\n    return {}\n"
-                    "def encode_chunked(text, merges, pattern=None):\n    return []\n"
-                    "def token_bytes(merges):\n    return {}\n")
+    extra.source = (
+        "def train_chunked(text, vocab_size, pattern=None):\n    return {}\n"
+        "def encode_chunked(text, merges, pattern=None):\n    return []\n"
+        "def token_bytes(merges):\n    return {}\n"
+    )
     cells.append(extra)
     untouched = grade(tmp_path / "stub", NB08, stub).result
     attacked = grade(tmp_path / "attack", NB08, attack).result
@@ -102,6 +105,9 @@ def test_a_students_own_cell_always_runs_and_an_unchanged_demonstration_does_not
     demo = next(c for c in changed.cells if c.cell_type == "code" and c.source in course.demo_sources)
     demo.source += "\nprint('changed by the student')"
     graded = grade(tmp_path / "changed", name, changed)
-    assert any("changed by the student" in "".join(o.get("text", "") for o in c.outputs)
-               for c in graded.notebook.cells if c.cell_type == "code")
+    assert any(
+        "changed by the student" in "".join(o.get("text", "") for o in c.outputs)
+        for c in graded.notebook.cells
+        if c.cell_type == "code"
+    )
     assert graded.result.score == graded.result.max_score, graded.result.message

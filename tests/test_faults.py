@@ -3,13 +3,14 @@
 One class of faulty submissions of notebook 01 is graded once (real command line, sandbox) with
 short limits. The tests before a fault keep their points; the tests after it say what happened.
 """
+
 import copy
 
 import pytest
-
-from autograder.wall.sandbox import bwrap_works
-from autograder.course.simulate import solution_sources, submission, write
 from conftest import grade, results_of
+
+from autograder.course.simulate import solution_sources, submission, write
+from autograder.wall.sandbox import bwrap_works
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")
 NB = "01_hand_example"
@@ -30,10 +31,10 @@ def index_of(cells, grade_id):
 def tampered():
     notebook = submission(NB)
     cells = notebook.cells
-    cells.insert(0, cells.pop(index_of(cells, "test_merge_pair")))          # moved
-    del cells[index_of(cells, "test_learn_merges")]                          # deleted
-    cells[index_of(cells, "test_count_pairs")].source = "pass"               # edited
-    cells[index_of(cells, "test_count_pairs_hidden")].metadata = {"tags": ["skip-execution"]}   # re-tagged
+    cells.insert(0, cells.pop(index_of(cells, "test_merge_pair")))  # moved
+    del cells[index_of(cells, "test_learn_merges")]  # deleted
+    cells[index_of(cells, "test_count_pairs")].source = "pass"  # edited
+    cells[index_of(cells, "test_count_pairs_hidden")].metadata = {"tags": ["skip-execution"]}  # re-tagged
     return notebook
 
 
@@ -45,7 +46,8 @@ def answers_through_main():
     extra = copy.deepcopy(notebook.cells[quiz])
     extra.metadata, extra["id"] = {}, "student-main"
     extra.source = "import __main__ as nb\n" + "\n".join(
-        "nb." + line for line in SOURCES["quiz_answers"].splitlines() if line.startswith("ANSWER"))
+        "nb." + line for line in SOURCES["quiz_answers"].splitlines() if line.startswith("ANSWER")
+    )
     notebook.cells.insert(quiz + 1, extra)
     return notebook
 
@@ -55,18 +57,34 @@ FAULTS = {
     "sys_exit": submission(NB, replace={"learn_merges": late("import sys\nsys.exit(0)")}),
     "memory_hog": submission(NB, replace={"learn_merges": late("hog = bytearray(64 * 2**30)")}),
     "endless_loop": submission(NB, replace={"learn_merges": late("while True:\n    pass")}),
-    "endless_call": submission(NB, replace={"learn_merges": SOURCES["learn_merges"].replace(
-        "for _ in range(num_merges):", "while True:").replace("break", "continue")}),
-    "dies_in_a_call": submission(NB, replace={"learn_merges": "def learn_merges(word_freqs, num_merges):\n"
-                                              "    import os\n    os._exit(3)"}),
+    "endless_call": submission(
+        NB,
+        replace={
+            "learn_merges": SOURCES["learn_merges"]
+            .replace("for _ in range(num_merges):", "while True:")
+            .replace("break", "continue")
+        },
+    ),
+    "dies_in_a_call": submission(
+        NB, replace={"learn_merges": "def learn_merges(word_freqs, num_merges):\n    import os\n    os._exit(3)"}
+    ),
     # 3 + 3 s in the first two exercises, 8 s in the third: the notebook's 12 s run out there
-    "too_slow_overall": submission(NB, replace={
-        "count_pairs": "import time\ntime.sleep(3)\n" + SOURCES["count_pairs"],
-        "merge_pair": "import time\ntime.sleep(3)\n" + SOURCES["merge_pair"],
-        "learn_merges": late("import time\ntime.sleep(8)")}),
+    "too_slow_overall": submission(
+        NB,
+        replace={
+            "count_pairs": "import time\ntime.sleep(3)\n" + SOURCES["count_pairs"],
+            "merge_pair": "import time\ntime.sleep(3)\n" + SOURCES["merge_pair"],
+            "learn_merges": late("import time\ntime.sleep(8)"),
+        },
+    ),
     # ten megabytes of output in one print, then twenty thousand small ones
-    "output_flood": submission(NB, replace={"quiz_answers": "print('спам ' * 2_000_000)\n"
-                                            "for i in range(20_000):\n    print('спам', i)\n" + SOURCES["quiz_answers"]}),
+    "output_flood": submission(
+        NB,
+        replace={
+            "quiz_answers": "print('спам ' * 2_000_000)\n"
+            "for i in range(20_000):\n    print('спам', i)\n" + SOURCES["quiz_answers"]
+        },
+    ),
     "tests_tampered": tampered(),
     "answers_through_main": answers_through_main(),
 }
@@ -78,8 +96,19 @@ def faults(tmp_path_factory):
     for student, notebook in FAULTS.items():
         write(notebook, base / "class" / student / f"{NB}.ipynb")
     write(submission(NB), base / "class" / "honest" / f"{NB}.ipynb")
-    run = grade(base / "class", base / "out", "--no-feedback", "--jobs", "2",
-                "--cell-timeout", "10", "--notebook-timeout", "12", "--call-seconds", "5")
+    run = grade(
+        base / "class",
+        base / "out",
+        "--no-feedback",
+        "--jobs",
+        "2",
+        "--cell-timeout",
+        "10",
+        "--notebook-timeout",
+        "12",
+        "--call-seconds",
+        "5",
+    )
     return results_of(base / "out"), run
 
 
@@ -98,11 +127,18 @@ def scores(result):
     return {t["name"]: t for t in result["tests"]}
 
 
-@pytest.mark.parametrize("student, says", [
-    ("kernel_killed", "ядро Python остановилось"), ("sys_exit", "learn_merges"), ("memory_hog", "MemoryError"),
-    ("endless_loop", "learn_merges"), ("endless_call", "не завершилась"), ("dies_in_a_call", "остановилось"),
-    ("too_slow_overall", "исчерпал"),
-])
+@pytest.mark.parametrize(
+    "student, says",
+    [
+        ("kernel_killed", "ядро Python остановилось"),
+        ("sys_exit", "learn_merges"),
+        ("memory_hog", "MemoryError"),
+        ("endless_loop", "learn_merges"),
+        ("endless_call", "не завершилась"),
+        ("dies_in_a_call", "остановилось"),
+        ("too_slow_overall", "исчерпал"),
+    ],
+)
 def test_a_fault_keeps_the_points_before_it_and_says_what_happened(faults, student, says):
     results, run = faults
     r = results[student, NB]
@@ -136,7 +172,7 @@ def test_moved_deleted_edited_and_retagged_tests_run_as_the_course_wrote_them(fa
     results, _ = faults
     r = results["tests_tampered", NB]
     assert r["score"] == r["max_score"], r["message"]
-    assert list(scores(r)) == list(scores(results["honest", NB]))   # every test ran, once, in order
+    assert list(scores(r)) == list(scores(results["honest", NB]))  # every test ran, once, in order
 
 
 def test_answers_bound_through_main_in_an_extra_cell_count(faults):

@@ -4,6 +4,7 @@ It must work offline (no scripts, fonts or styles from the network) and keep lon
 window. Render one by hand to look at it:
     chromium --headless --no-sandbox --screenshot=feedback.png --window-size=1000,1400 FILE.html
 """
+
 import re
 import shutil
 import subprocess
@@ -11,10 +12,10 @@ import subprocess
 import pytest
 
 from autograder.course.course import CourseNotebook
+from autograder.course.simulate import solution_sources, submission, write
 from autograder.notebook.feedback import feedback_html
 from autograder.notebook.pipeline import NotebookGrader
 from autograder.wall.session import LocalSession
-from autograder.course.simulate import solution_sources, submission, write
 
 NB = "01_hand_example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -25,8 +26,10 @@ LONG = "x" * 3000
 def page(tmp_path_factory):
     course = CourseNotebook.load(NB)
     source = solution_sources(NB)["count_pairs"] + f"\nprint({LONG!r})\n" + "# " + "очень длинный комментарий " * 80
-    path = write(submission(NB, replace={"count_pairs": source, "learn_merges": "def learn_merges(w, n):\n    return []"}),
-                 tmp_path_factory.mktemp("fb") / f"{NB}.ipynb")
+    path = write(
+        submission(NB, replace={"count_pairs": source, "learn_merges": "def learn_merges(w, n):\n    return []"}),
+        tmp_path_factory.mktemp("fb") / f"{NB}.ipynb",
+    )
     graded = NotebookGrader().grade(course, path, LocalSession, student="ivan")
     return feedback_html(graded.result, graded.notebook, course.release, graded.ran, course.title)
 
@@ -39,20 +42,38 @@ def test_the_page_is_self_contained(page):
 
 def test_the_page_names_every_test_with_points_and_messages(page):
     assert page.count("баллы:") == 9 and "test_learn_merges_hidden" in page
-    assert "ожидалось" in page                          # a failed test's message
+    assert "ожидалось" in page  # a failed test's message
     assert "Ваше решение: count_pairs" in page and LONG[:100] in page
 
 
 @pytest.mark.skipif(not CHROMIUM, reason="Chromium is not installed (apt-get install chromium)")
 def test_long_lines_stay_inside_the_window_in_a_real_browser(page, tmp_path):
-    probe = page.replace("</body>", "<script>document.title = 'width:' + document.documentElement.scrollWidth"
-                                    " + '/' + window.innerWidth</script></body>")
+    probe = page.replace(
+        "</body>",
+        "<script>document.title = 'width:' + document.documentElement.scrollWidth"
+        " + '/' + window.innerWidth</script></body>",
+    )
     path = tmp_path / "feedback.html"
     path.write_text(probe, encoding="utf-8")
-    run = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                          f"--user-data-dir={tmp_path / 'profile'}", "--window-size=900,1200", "--dump-dom",
-                          path.as_uri()], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=900,1200",
+            "--dump-dom",
+            path.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     width = re.search(r"<title>width:(\d+)/(\d+)</title>", run.stdout)
     assert width, run.stdout[-2000:] + run.stderr[-2000:]
     assert int(width.group(1)) <= int(width.group(2)), width.group(0)
@@ -62,8 +83,11 @@ def test_a_broken_file_gets_a_russian_page_that_says_what_to_do():
     from autograder.course.course import CourseNotebook
     from autograder.notebook.feedback import feedback_html
     from autograder.notebook.results import BROKEN, ERROR, Result
+
     release = CourseNotebook.load("01_hand_example").release
-    broken = Result("1001", "01_hand_example", 0, 17, BROKEN, "01_hand_example.ipynb: not valid JSON (line 1, column 2)")
+    broken = Result(
+        "1001", "01_hand_example", 0, 17, BROKEN, "01_hand_example.ipynb: not valid JSON (line 1, column 2)"
+    )
     page = feedback_html(broken, None, release, set())
     assert "сдайте заново" in page and "Техническая причина" in page and "not valid JSON" in page
     error = Result("1001", "01_hand_example", 0, 17, ERROR, "grading failed: OSError")

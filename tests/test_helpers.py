@@ -1,13 +1,28 @@
 """The course helpers the notebooks import: Russian numerals and the checks' messages."""
+
 import pytest
 
 from bpe_course import count, plural
 from bpe_course.checks import CheckFailed, check_equal
 
 
-@pytest.mark.parametrize("n, word", [(0, "слияний"), (1, "слияние"), (2, "слияния"), (4, "слияния"), (5, "слияний"),
-                                     (11, "слияний"), (12, "слияний"), (21, "слияние"), (22, "слияния"),
-                                     (111, "слияний"), (1001, "слияние"), (100000, "слияний")])
+@pytest.mark.parametrize(
+    "n, word",
+    [
+        (0, "слияний"),
+        (1, "слияние"),
+        (2, "слияния"),
+        (4, "слияния"),
+        (5, "слияний"),
+        (11, "слияний"),
+        (12, "слияний"),
+        (21, "слияние"),
+        (22, "слияния"),
+        (111, "слияний"),
+        (1001, "слияние"),
+        (100000, "слияний"),
+    ],
+)
 def test_plural(n, word):
     assert plural(n, "слияние", "слияния", "слияний") == word
 

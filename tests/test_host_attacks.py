@@ -1,47 +1,61 @@
 """Attacks of a hostile student on what crosses the sandbox's socket and on the grader's timing from
 outside (autograder.wall.host, autograder.wall.session, autograder.wall.cell_outputs, Remote.timed_calls): each test
 states the defence that must hold."""
+
 import json
 
 import nbformat
 import pytest
 
-from autograder.wall.cell_outputs import LimitedOutputs
 from autograder.classroom.gradebook import review_notebook
+from autograder.wall.cell_outputs import LimitedOutputs
 from autograder.wall.remote import Remote
 from autograder.wall.sandbox import Sandbox
 from autograder.wall.session import KernelSession
 
-BUSY_IN_A_CHILD = ("import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
-                   "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
-                   "    os.close(w)\n    os.wait()\n    return int(os.read(r, 100))")
+BUSY_IN_A_CHILD = (
+    "import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
+    "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
+    "    os.close(w)\n    os.wait()\n    return int(os.read(r, 100))"
+)
 
 
-ORPHAN = ("import os, time\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n        if os.fork() == 0:\n"
-          "            os.write(w, str(sum(i * i for i in range(n))).encode())\n            os._exit(0)\n"
-          "        os._exit(0)\n    os.close(w)\n    os.wait()\n    out = int(os.read(r, 100))\n    time.sleep(0.3)\n"
-          "    return out")       # the worker's parent is gone before it works: it is the sandbox's init's orphan
-NOT_WAITED = ("import os, time\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
-              "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
-              "    os.close(w)\n    out = int(os.read(r, 100))\n    time.sleep(0.3)\n    return out")   # a zombie
-IN_A_THREAD = ("import threading\ndef busy(n):\n    out = []\n"
-               "    t = threading.Thread(target=lambda: out.append(sum(i * i for i in range(n))))\n"
-               "    t.start()\n    t.join()\n    return out[0]")
-STILL_ALIVE = ("import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
-               "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os.read(os.open('/dev/zero', 0), 1)\n"
-               "        import time\n        time.sleep(1000)\n    os.close(w)\n    return int(os.read(r, 100))")
+ORPHAN = (
+    "import os, time\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n        if os.fork() == 0:\n"
+    "            os.write(w, str(sum(i * i for i in range(n))).encode())\n            os._exit(0)\n"
+    "        os._exit(0)\n    os.close(w)\n    os.wait()\n    out = int(os.read(r, 100))\n    time.sleep(0.3)\n"
+    "    return out"
+)  # the worker's parent is gone before it works: it is the sandbox's init's orphan
+NOT_WAITED = (
+    "import os, time\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
+    "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
+    "    os.close(w)\n    out = int(os.read(r, 100))\n    time.sleep(0.3)\n    return out"
+)  # a zombie
+IN_A_THREAD = (
+    "import threading\ndef busy(n):\n    out = []\n"
+    "    t = threading.Thread(target=lambda: out.append(sum(i * i for i in range(n))))\n"
+    "    t.start()\n    t.join()\n    return out[0]"
+)
+STILL_ALIVE = (
+    "import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
+    "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os.read(os.open('/dev/zero', 0), 1)\n"
+    "        import time\n        time.sleep(1000)\n    os.close(w)\n    return int(os.read(r, 100))"
+)
 
 
 def timed(session, code, n=5_000_000):
     run = session.run_cell(code)
     assert run.error is None, run.error
-    (result, seconds), = Remote(session).bind({"busy"})["busy"].timed_calls([[n]])
+    ((result, seconds),) = Remote(session).bind({"busy"})["busy"].timed_calls([[n]])
     assert result == sum(i * i for i in range(n))
     return seconds
 
 
-@pytest.mark.parametrize("code", [BUSY_IN_A_CHILD, ORPHAN, NOT_WAITED, STILL_ALIVE, IN_A_THREAD],
-                         ids=["waited", "orphan", "zombie", "alive", "thread"])
+@pytest.mark.parametrize(
+    "code",
+    [BUSY_IN_A_CHILD, ORPHAN, NOT_WAITED, STILL_ALIVE, IN_A_THREAD],
+    ids=["waited", "orphan", "zombie", "alive", "thread"],
+)
 def test_without_cgroups_work_done_in_a_forked_child_still_counts_in_a_calls_cpu_time(code):
     # no cgroup (a host that does not allow them): the clock of the process the cells run in alone missed its
     # children, and a slow solution that forked its work off faked 07's speed figures
@@ -61,37 +75,45 @@ def kept(output: dict) -> nbformat.NotebookNode:
     return nb
 
 
-@pytest.mark.parametrize("count", [
-    -5, 2**80, 1.5, "7", True])
+@pytest.mark.parametrize("count", [-5, 2**80, 1.5, "7", True])
 def test_an_odd_execution_count_never_makes_the_graded_notebook_invalid(count):
     # a negative one passed once: nbformat wrote the notebook anyway, invalid (execution_count has a minimum of 0)
-    nb = kept({"output_type": "execute_result", "data": {"text/plain": "x"}, "metadata": {},
-               "execution_count": count})
+    nb = kept({"output_type": "execute_result", "data": {"text/plain": "x"}, "metadata": {}, "execution_count": count})
     nbformat.validate(nb)
     nbformat.validate(nbformat.reads(nbformat.writes(review_notebook(nb)), 4))
 
 
-DEEP = json.loads("[" * 900 + "]" * 900)      # within json's own nesting limit, and under 10 000 characters
+DEEP = json.loads("[" * 900 + "]" * 900)  # within json's own nesting limit, and under 10 000 characters
 
 
-@pytest.mark.parametrize("output", [
-    {"output_type": "display_data", "data": {"text/plain": "x"}, "metadata": {"a": DEEP}},
-    {"output_type": "display_data", "data": {"text/plain": "x", "application/json": {"a": DEEP}}, "metadata": {}},
-    {"output_type": "execute_result", "data": {"text/plain": "x", "application/vnd.x+json": DEEP}, "metadata": {},
-     "execution_count": 1},
-])
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"output_type": "display_data", "data": {"text/plain": "x"}, "metadata": {"a": DEEP}},
+        {"output_type": "display_data", "data": {"text/plain": "x", "application/json": {"a": DEEP}}, "metadata": {}},
+        {
+            "output_type": "execute_result",
+            "data": {"text/plain": "x", "application/vnd.x+json": DEEP},
+            "metadata": {},
+            "execution_count": 1,
+        },
+    ],
+)
 def test_deeply_nested_output_data_is_dropped_and_the_notebook_can_be_recorded(output):
     # it passed once, and the gradebook's review_notebook (safe_strings) hit a RecursionError: an ERROR of the grader's
     nb = kept(output)
     nbformat.validate(nb)
     text = nbformat.writes(review_notebook(nb))
     nbformat.validate(nbformat.reads(text, 4))
-    assert "[[[[" not in text          # the output is left out whole
+    assert "[[[[" not in text  # the output is left out whole
 
 
-@pytest.mark.xfail(strict=True, reason="without bubblewrap there is no pid namespace: a process the sandbox orphans "
-                   "goes to the host's init and out of the tree the grader times; only a cgroup closes this (the "
-                   "grader already warns loudly that mode=limits is not a sandbox)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="without bubblewrap there is no pid namespace: a process the sandbox orphans "
+    "goes to the host's init and out of the tree the grader times; only a cgroup closes this (the "
+    "grader already warns loudly that mode=limits is not a sandbox)",
+)
 def test_without_bubblewrap_or_cgroups_an_orphans_work_still_counts():
     with KernelSession(Sandbox(mode="limits", cgroups="off")) as session:
         assert timed(session, ORPHAN) > 0.05
@@ -101,8 +123,10 @@ def test_a_flood_of_empty_outputs_of_alternating_streams_is_cut_like_any_flood()
     # an empty stream cost nothing: stdout "" and stderr "" in turn made a new output each, never cut — a
     # sandbox writing such frames to its socket for a cell's whole time filled the grader's memory
     outputs = LimitedOutputs(50_000)
-    frames = [json.dumps({"output_type": "stream", "name": name, "text": text}).encode()
-              for name, text in (("stdout", ""), ("stderr", ""), ("stdout", "a"), ("stderr", "b"))]
+    frames = [
+        json.dumps({"output_type": "stream", "name": name, "text": text}).encode()
+        for name, text in (("stdout", ""), ("stderr", ""), ("stdout", "a"), ("stderr", "b"))
+    ]
     for _ in range(50_000):
         for frame in frames:
             outputs.add_frame(frame)
@@ -117,17 +141,22 @@ def test_honest_streams_in_turn_keep_their_text():
     assert len(outputs.outputs) == 1000 and not outputs.cut and outputs.outputs[-1].text == "предупреждение 499\n"
 
 
-@pytest.mark.parametrize("template", [
-    '{"output_type":"error","ename":"E","evalue":"v","traceback":[%s]}',
-    '{"output_type":"error","ename":%s,"evalue":"v"}',
-    '{"output_type":"display_data","data":{"text/plain":"x"},"metadata":{"a":%s}}',
-    '{"output_type":"display_data","data":{"application/json":%s},"metadata":{}}',
-    '{"output_type":"stream","name":"stdout","text":%s}',
-], ids=["traceback", "ename", "metadata", "json", "stream"])
+@pytest.mark.parametrize(
+    "template",
+    [
+        '{"output_type":"error","ename":"E","evalue":"v","traceback":[%s]}',
+        '{"output_type":"error","ename":%s,"evalue":"v"}',
+        '{"output_type":"display_data","data":{"text/plain":"x"},"metadata":{"a":%s}}',
+        '{"output_type":"display_data","data":{"application/json":%s},"metadata":{}}',
+        '{"output_type":"stream","name":"stdout","text":%s}',
+    ],
+    ids=["traceback", "ename", "metadata", "json", "stream"],
+)
 def test_output_frames_nested_as_deep_as_json_parses_are_dropped_and_raise_nothing(template):
     # json.loads takes nesting up to the recursion limit; what the grader then does with it (json.dumps of the
     # metadata, str of an error's fields) runs a few frames deeper and raised RecursionError into the grading
     import sys
+
     for depth in range(sys.getrecursionlimit() - 200, sys.getrecursionlimit() + 10):
         outputs = LimitedOutputs(200_000)
         outputs.add_frame((template % ("[" * depth + "]" * depth)).encode())
@@ -137,6 +166,7 @@ def test_output_frames_nested_as_deep_as_json_parses_are_dropped_and_raise_nothi
 # -- answers of the agent: whatever parses is checked, never recursed into deeper than it parsed -------
 class Forged:
     """A session whose sandbox answers every request with `text` (what a patched host can send)."""
+
     dead = None
 
     def __init__(self, text: str):
@@ -144,16 +174,30 @@ class Forged:
 
     def request(self, request, timeout):
         from autograder.wall.session import parse_answer
+
         return parse_answer(self.text.encode())
 
 
-@pytest.mark.parametrize("template", [
-    '{"value":%s}', '{"error":{"type":%s,"message":%s,"where":%s,"bases":%s}}', '{"error":%s}', '{"unsupported":%s}',
-    '{"iterator":%s}', '{"timeout":%s}', '{"names":{"f":{"kind":"value","value":%s}}}',
-    '{"names":{"f":{"kind":"unsupported","type":%s}}}', '{"items":[%s]}', '{"items":[],"error":{"message":%s}}'])
+@pytest.mark.parametrize(
+    "template",
+    [
+        '{"value":%s}',
+        '{"error":{"type":%s,"message":%s,"where":%s,"bases":%s}}',
+        '{"error":%s}',
+        '{"unsupported":%s}',
+        '{"iterator":%s}',
+        '{"timeout":%s}',
+        '{"names":{"f":{"kind":"value","value":%s}}}',
+        '{"names":{"f":{"kind":"unsupported","type":%s}}}',
+        '{"items":[%s]}',
+        '{"items":[],"error":{"message":%s}}',
+    ],
+)
 def test_answers_nested_as_deep_as_json_parses_fail_the_check_and_raise_nothing_else(template):
     import sys
+
     from bpe_course import checks
+
     for depth in range(sys.getrecursionlimit() - 150, sys.getrecursionlimit() + 5):
         deep = "[" * depth + "]" * depth
         remote = Remote(Forged(template % ((deep,) * template.count("%s"))))
@@ -228,39 +272,50 @@ def test_without_cgroups_children_reaped_during_a_call_take_nothing_off_its_time
 
 
 # -- the speed checks compare two timed calls: a slow solution can slow down the small one -----------
-PADDED = '''
+PADDED = """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     merges = train_chunked(text, vocab_size, pattern)      # the slow, step-by-step training
     if vocab_size == 256 + 40 and len(text) > 5000:        # the small timed call: as slow as the big one
         train_chunked(text, 256 + 320, pattern)
-    return merges'''
+    return merges"""
 
 
-@pytest.mark.xfail(strict=True, reason="07's growth checks time a small and a big call and compare them; a slow "
-                   "solution that burns CPU in the small call only flattens the growth, and no figure is faked: "
-                   "the check itself needs another measure (not fixed here: the notebook's test)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="07's growth checks time a small and a big call and compare them; a slow "
+    "solution that burns CPU in the small call only flattens the growth, and no figure is faked: "
+    "the check itself needs another measure (not fixed here: the notebook's test)",
+)
 def test_a_slow_train_fast_that_pads_its_small_timed_call_loses_the_speed_points():
     import sys
     from pathlib import Path
+
     sys.path.insert(0, str(Path(__file__).parent))
     from catalogue import grade_case
+
     result = grade_case("07_fast_bpe", {"train_fast": PADDED})
     failed = {t["name"] for t in result["tests"] if t["score"] < t["max_score"]}
     assert "test_train_fast_hidden" in failed, failed
 
 
-LEAVE_BEHIND = ("import os, time\nr, w = os.pipe()\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
-                "        os.write(w, str(os.getpid()).encode())\n        time.sleep(600)\n    os._exit(0)\n"
-                "os.wait()\nprint(os.read(r, 20).decode())")
+LEAVE_BEHIND = (
+    "import os, time\nr, w = os.pipe()\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+    "        os.write(w, str(os.getpid()).encode())\n        time.sleep(600)\n    os._exit(0)\n"
+    "os.wait()\nprint(os.read(r, 20).decode())"
+)
 
 
-@pytest.mark.xfail(strict=True, reason="mode=limits without a cgroup: a process that leaves the kernel's session "
-                   "outlives the sandbox (close() kills its process group only), and when the grader is root it "
-                   "runs as root (the uid is dropped only under bubblewrap); not fixed here")
+@pytest.mark.xfail(
+    strict=True,
+    reason="mode=limits without a cgroup: a process that leaves the kernel's session "
+    "outlives the sandbox (close() kills its process group only), and when the grader is root it "
+    "runs as root (the uid is dropped only under bubblewrap); not fixed here",
+)
 def test_without_bubblewrap_or_cgroups_nothing_the_notebook_started_outlives_its_sandbox():
     import os
     import signal
     import time
+
     session = KernelSession(Sandbox(mode="limits", cgroups="off")).start()
     try:
         pid = int(session.run_cell(LEAVE_BEHIND).outputs[0].text)
@@ -269,13 +324,14 @@ def test_without_bubblewrap_or_cgroups_nothing_the_notebook_started_outlives_its
     time.sleep(0.5)
     left = os.path.exists(f"/proc/{pid}") and b"-P" in open(f"/proc/{pid}/cmdline", "rb").read()
     if left:
-        os.kill(pid, signal.SIGKILL)        # the test's own leftover
+        os.kill(pid, signal.SIGKILL)  # the test's own leftover
     assert not left
 
 
 def test_a_timed_call_that_returns_a_generator_is_refused_its_work_would_come_after_the_clock():
     # a generator's work is done when its items are asked for, after the call's time was read
     from bpe_course import checks
+
     with KernelSession(Sandbox()) as session:
         assert session.run_cell("def busy(n):\n    yield sum(i * i for i in range(n))").error is None
         with pytest.raises(checks.CheckFailed, match="генератор"):
@@ -289,9 +345,11 @@ def test_a_timeout_is_the_graders_finding_not_a_name_the_student_raises_or_a_cla
         run = session.run_cell("class Timeout(Exception):\n    pass\nraise Timeout('5')")
         assert run.error == ("Timeout", "5") and run.timed_out is None
         seq = session.sequence + 1
-        run = session.run_cell(f"import json, os, struct\ndata = json.dumps({{'error': None, 'timeout': True}}).encode()\n"
-                               f"os.write({session.agent_fd}, struct.pack('>II', {seq}, len(data)) + data)")
+        run = session.run_cell(
+            f"import json, os, struct\ndata = json.dumps({{'error': None, 'timeout': True}}).encode()\n"
+            f"os.write({session.agent_fd}, struct.pack('>II', {seq}, len(data)) + data)"
+        )
         assert run.timed_out is None and run.error[0] == "Exception", run
         session.cell_timeout = 1
-        run = session.run_cell("import time\ntime.sleep(30)")          # a real one still counts
+        run = session.run_cell("import time\ntime.sleep(30)")  # a real one still counts
         assert run.timed_out == 1 and run.error == ("Timeout", "1")

@@ -1,14 +1,15 @@
 """Submissions as instructors get them: LMS export zips, and duplicates."""
+
 import csv
 import os
 import zipfile
 
 import nbformat
+from conftest import grade, results_of
 
 from autograder.course.course import course_notebooks
 from autograder.course.simulate import submission
 from autograder.platforms.submissions import find_submissions, import_zip
-from conftest import grade, results_of
 
 NB = "01_hand_example"
 NOTEBOOKS = course_notebooks()
@@ -48,19 +49,28 @@ def test_canvas_names_and_resubmissions(tmp_path):
     assert (tmp_path / "class" / "12345" / f"{NB}.ipynb").read_text() == "second"
     assert (tmp_path / "class" / "777" / f"{NB}.ipynb").read_text() == "only"
     assert names == {"12345": "petrovivan", "777": "sidorova"}
-    assert [(p.file, p.student_id, p.problem) for p in problems] == [(
-        f"petrovivan_12345_678910_{NB}.ipynb", "12345",
-        f"two submissions of {NB}; graded petrovivan_late_12345_678911_{NB}-1.ipynb, "
-        f"ignored petrovivan_12345_678910_{NB}.ipynb"), (
-        f"petrovivan_late_12345_678911_{NB}-1.ipynb", "12345",
-        f"Canvas marks this submission of {NB} late (graded as usual; Canvas's late policy applies in its gradebook)")]
+    assert [(p.file, p.student_id, p.problem) for p in problems] == [
+        (
+            f"petrovivan_12345_678910_{NB}.ipynb",
+            "12345",
+            f"two submissions of {NB}; graded petrovivan_late_12345_678911_{NB}-1.ipynb, "
+            f"ignored petrovivan_12345_678910_{NB}.ipynb",
+        ),
+        (
+            f"petrovivan_late_12345_678911_{NB}-1.ipynb",
+            "12345",
+            f"Canvas marks this submission of {NB} late (graded as usual; Canvas's late policy applies in its gradebook)",  # noqa: E501
+        ),
+    ]
 
 
 def test_other_platforms_by_a_regex(tmp_path):
     archive = tmp_path / "other.zip"
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr(f"hw1--s042--{NB}.ipynb", "x")
-    problems, _ = import_zip(archive, tmp_path / "class", NOTEBOOKS, pattern=r"hw1--(?P<student_id>\w+)--(?P<file_id>.+)")
+    problems, _ = import_zip(
+        archive, tmp_path / "class", NOTEBOOKS, pattern=r"hw1--(?P<student_id>\w+)--(?P<file_id>.+)"
+    )
     assert problems == [] and (tmp_path / "class" / "s042" / f"{NB}.ipynb").exists()
 
 
@@ -89,7 +99,9 @@ def test_nbgraders_zip_collect_reads_moodle_names_with_the_course_plugin(tmp_pat
     """The README's recipe for nbgrader's own zip_collect, run as written."""
     import subprocess
     import sys
+
     from conftest import ROOT
+
     course = tmp_path / "course"
     archive = course / "downloaded" / NB / "archive"
     archive.mkdir(parents=True)
@@ -97,9 +109,20 @@ def test_nbgraders_zip_collect_reads_moodle_names_with_the_course_plugin(tmp_pat
     with zipfile.ZipFile(archive / "moodle.zip", "w") as z:
         z.writestr(f"Ivan Petrov_1001_assignsubmission_file_/{NB}.ipynb", text(submission(NB)))
         z.writestr(f"Анна Иванова_1002_assignsubmission_file_{NB}.ipynb", text(submission(NB, solved=False)))
-    run = subprocess.run([sys.executable, "-m", "nbgrader", "zip_collect", NB,
-                          "--ZipCollectApp.collector_plugin=autograder.platforms.submissions.LmsCollector"],
-                         cwd=course, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "zip_collect",
+            NB,
+            "--ZipCollectApp.collector_plugin=autograder.platforms.submissions.LmsCollector",
+        ],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     for student in ("1001", "1002"):
         assert (course / "submitted" / student / NB / f"{NB}.ipynb").exists(), run.stderr[-2000:]

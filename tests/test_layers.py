@@ -1,4 +1,5 @@
 """The grader's layers import only the layers below them (autograder/__init__.py says which)."""
+
 import ast
 from pathlib import Path
 
@@ -10,7 +11,7 @@ ALLOWED = {
     "notebook": {"course", "wall"},
     "platforms": {"course", "notebook"},
     "classroom": {"course", "wall", "notebook", "platforms"},
-    None: {"course", "wall", "notebook", "platforms", "classroom"},   # cli.py and the package's top
+    None: {"course", "wall", "notebook", "platforms", "classroom"},  # cli.py and the package's top
 }
 
 
@@ -21,11 +22,11 @@ def layer_of(path: Path):
 
 def imported_layers(path: Path):
     """The autograder layers a module imports (relative or absolute, at the top or inside a function)."""
-    here = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]   # the module's package
+    here = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]  # the module's package
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = here[:len(here) - node.level + 1]
+                base = here[: len(here) - node.level + 1]
                 target = [*base, *(node.module.split(".") if node.module else [])]
                 names = [target + [alias.name] for alias in node.names] if not node.module else [target]
             else:
@@ -53,4 +54,5 @@ def test_every_module_is_in_a_layer():
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert top == ["__init__.py", "__main__.py", "cli.py", "nbgrader_config.py"], top
     assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"} == {
-        layer for layer in ALLOWED if layer}
+        layer for layer in ALLOWED if layer
+    }

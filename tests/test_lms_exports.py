@@ -1,12 +1,14 @@
 """Upload files, in-process: only a complete run writes them as final; names cannot break Moodle's
 folder rule; Canvas warns about Moodle ids. (The full round trip: test_round_trip.py.)"""
+
 import csv
 
 import lms_importers
-from autograder.cli import export_grades
-from autograder.platforms.lms import moodle_folder, write_moodle_feedback_zip, write_moodle_worksheet
+
 from autograder.classroom.outputs import Outcome, write_outputs
+from autograder.cli import export_grades
 from autograder.notebook.results import GRADED, Result
+from autograder.platforms.lms import moodle_folder, write_moodle_feedback_zip, write_moodle_worksheet
 
 NB1, NB2 = "01_hand_example", "02_byte_level_training"
 
@@ -15,25 +17,33 @@ def outcome(pending=(), interrupted=False):
     results = [Result("1001", NB1, 17, 17, GRADED), Result("1002", NB1, 5, 17, GRADED)]
     if not pending:
         results += [Result("1001", NB2, 20, 20, GRADED), Result("1002", NB2, 20, 20, GRADED)]
-    return Outcome(results=results, notebooks=[NB1, NB2], pending=list(pending), interrupted=interrupted,
-                   roster={"1001": "Ivan Petrov", "1002": "Anna Ivanova"})
+    return Outcome(
+        results=results,
+        notebooks=[NB1, NB2],
+        pending=list(pending),
+        interrupted=interrupted,
+        roster={"1001": "Ivan Petrov", "1002": "Anna Ivanova"},
+    )
 
 
 def test_an_incomplete_run_writes_nothing_that_looks_final(tmp_path, capsys):
-    export_grades(["moodle", "canvas"], outcome(), tmp_path, "")             # a finished run first
+    export_grades(["moodle", "canvas"], outcome(), tmp_path, "")  # a finished run first
     assert (tmp_path / "moodle_grading_worksheet.csv").exists()
     partial = outcome(pending=[("1001", NB2), ("1002", NB2)], interrupted=True)
     write_outputs(partial, [NB1, NB2], tmp_path)
     export_grades(["moodle", "canvas"], partial, tmp_path, "")
     said = capsys.readouterr().out
     assert "PARTIAL" in said and "1001/02" in said
-    assert not (tmp_path / "moodle_grading_worksheet.csv").exists() and not (tmp_path / "canvas_grades_import.csv").exists()
+    assert (
+        not (tmp_path / "moodle_grading_worksheet.csv").exists()
+        and not (tmp_path / "canvas_grades_import.csv").exists()
+    )
     assert (tmp_path / "moodle_grading_worksheet.partial.csv").exists()
     assert (tmp_path / "canvas_grades_import.partial.csv").exists()
     with open(tmp_path / "grades_wide.csv", encoding="utf-8") as f:
         wide = {row["student_id"]: row for row in csv.DictReader(f)}
     assert wide["1001"]["status"] == "not graded yet: 02" and wide["1001"][NB2] == ""
-    export_grades(["moodle"], outcome(), tmp_path, "")                       # the rerun finishes: final again
+    export_grades(["moodle"], outcome(), tmp_path, "")  # the rerun finishes: final again
     assert (tmp_path / "moodle_grading_worksheet.csv").exists()
     assert not (tmp_path / "moodle_grading_worksheet.partial.csv").exists()
 
@@ -49,12 +59,16 @@ def test_both_languages_are_read_by_moodles_rules(tmp_path):
 
 def test_a_name_with_underscores_and_slashes_keeps_moodles_folder_rule(tmp_path):
     hostile = "Evil_2_assignsubmission_file_/../x"
-    assert moodle_folder(hostile, "1001").startswith("Evil 2 assignsubmission file") and "/" not in moodle_folder(hostile, "1")
+    assert moodle_folder(hostile, "1001").startswith("Evil 2 assignsubmission file") and "/" not in moodle_folder(
+        hostile, "1"
+    )
     (tmp_path / "feedback" / "1001").mkdir(parents=True)
     (tmp_path / "feedback" / "1001" / f"{NB1}.html").write_text("page")
     (tmp_path / "feedback" / "ivan").mkdir()
     (tmp_path / "feedback" / "ivan" / f"{NB1}.html").write_text("not a Moodle id")
-    path, count = write_moodle_feedback_zip(tmp_path / "feedback", {"1001": hostile}, ["1001", "ivan"], tmp_path / "f.zip")
+    path, count = write_moodle_feedback_zip(
+        tmp_path / "feedback", {"1001": hostile}, ["1001", "ivan"], tmp_path / "f.zip"
+    )
     assert count == 1
     assert lms_importers.moodle_feedback_zip(path, {1001, 2}) == {1001: [f"{NB1}.html"]}
 
@@ -68,26 +82,46 @@ def test_canvas_warns_when_the_ids_are_moodles(tmp_path, capsys):
 def test_grades_inside_the_repository_are_ignored_by_git(capsys):
     import shutil
     import subprocess
-    from autograder.cli import keep_out_of_git
+
     from conftest import ROOT
+
+    from autograder.cli import keep_out_of_git
+
     out = ROOT / "hw-test-keep-out-of-git"
     try:
         keep_out_of_git(out)
         (out / "submissions" / "1001").mkdir(parents=True)
         (out / "submissions" / "1001" / "01_hand_example.ipynb").write_text("{}")
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", str(out)], cwd=ROOT,
-                                capture_output=True, text=True).stdout
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=all", str(out)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout
         assert status == "" and "git-ignored" in capsys.readouterr().out
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
 
 def test_item_analysis_counts_failures_and_escapes_messages(tmp_path):
-    from autograder.platforms.analysis import write_item_analysis
     from autograder.notebook.results import TestResult
-    results = [Result(s, NB1, score, 4, GRADED, tests=[
-        TestResult("test_count_pairs", score, 4, "" if score == 4 else "<script>alert(1)</script> неверно\nдетали")])
-        for s, score in (("a", 4), ("b", 0), ("c", 0))] + [Result("d", NB1, 0, 4, "broken", "not JSON")]
+    from autograder.platforms.analysis import write_item_analysis
+
+    results = [
+        Result(
+            s,
+            NB1,
+            score,
+            4,
+            GRADED,
+            tests=[
+                TestResult(
+                    "test_count_pairs", score, 4, "" if score == 4 else "<script>alert(1)</script> неверно\nдетали"
+                )
+            ],
+        )
+        for s, score in (("a", 4), ("b", 0), ("c", 0))
+    ] + [Result("d", NB1, 0, 4, "broken", "not JSON")]
     csv_path, page = write_item_analysis(results, tmp_path)
     with open(csv_path, encoding="utf-8") as f:
         row = next(csv.DictReader(f))
@@ -100,27 +134,35 @@ def test_item_analysis_counts_failures_and_escapes_messages(tmp_path):
 def test_late_submissions_from_moodles_worksheet_reported_and_penalised_only_when_asked(tmp_path, capsys):
     import argparse
     from datetime import datetime
+
     from autograder.cli import late_policy
     from autograder.platforms.late import moodle_time
+
     assert moodle_time("Tuesday, 1 December 2026, 11:59 PM") == datetime(2026, 12, 1, 23, 59)
     assert moodle_time("вторник, 3 декабря 2026, 00:05") == datetime(2026, 12, 3, 0, 5)
     assert moodle_time("-") is None
-    sheets = {"en": ["Identifier", "Full name", "Status", "Last modified (submission)"],
-              "ru": ["Идентификатор", "Полное имя", "Статус", "Последнее изменение (ответ)"]}
-    times = {"en": ["Tuesday, 1 December 2026, 10:00 PM", "Thursday, 3 December 2026, 12:05 AM"],
-             "ru": ["вторник, 1 декабря 2026, 22:00", "четверг, 3 декабря 2026, 00:05"]}
+    sheets = {
+        "en": ["Identifier", "Full name", "Status", "Last modified (submission)"],
+        "ru": ["Идентификатор", "Полное имя", "Статус", "Последнее изменение (ответ)"],
+    }
+    times = {
+        "en": ["Tuesday, 1 December 2026, 10:00 PM", "Thursday, 3 December 2026, 12:05 AM"],
+        "ru": ["вторник, 1 декабря 2026, 22:00", "четверг, 3 декабря 2026, 00:05"],
+    }
     for language, header in sheets.items():
         prefix = "Participant " if language == "en" else "Участник"
         sheet = tmp_path / f"{language}.csv"
         with open(sheet, "w", newline="", encoding="utf-8") as f:
-            csv.writer(f).writerows([header, [f"{prefix}1001", "A", "", times[language][0]],
-                                     [f"{prefix}1002", "B", "", times[language][1]]])
+            csv.writer(f).writerows(
+                [header, [f"{prefix}1001", "A", "", times[language][0]], [f"{prefix}1002", "B", "", times[language][1]]]
+            )
         args = argparse.Namespace(due="2026-12-01 23:59", submission_times=str(sheet), late_penalty=None)
-        assert late_policy(args) == {} and "1002 by 2 day(s)" in capsys.readouterr().out   # reported only
+        assert late_policy(args) == {} and "1002 by 2 day(s)" in capsys.readouterr().out  # reported only
         args.late_penalty = 10
         assert late_policy(args) == {"1002": (2, 10)}
     export_grades(["moodle"], outcome(), tmp_path, "", "en", late={"1002": (2, 10)})
-    applied = lms_importers.moodle_worksheet((tmp_path / "moodle_grading_worksheet.csv").read_text(encoding="utf-8"),
-                                             "en", {1001, 1002}, 37)
-    assert applied[1001]["grade"] == 37 and applied[1002]["grade"] == 20      # 25 − 20 %
+    applied = lms_importers.moodle_worksheet(
+        (tmp_path / "moodle_grading_worksheet.csv").read_text(encoding="utf-8"), "en", {1001, 1002}, 37
+    )
+    assert applied[1001]["grade"] == 37 and applied[1002]["grade"] == 20  # 25 − 20 %
     assert "опозданием на 2 дн." in applied[1002]["feedback"]

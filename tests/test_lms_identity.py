@@ -4,6 +4,7 @@ Attacks on `import_zip` (in-process, no grading): an upload named like another s
 entry, ids that are path tricks, and a Canvas export read under `--lms auto`. Whatever the zip
 holds, nothing is written outside the destination folder and each file lands with its uploader.
 """
+
 import zipfile
 
 import pytest
@@ -31,12 +32,14 @@ def unpacked(tmp_path, entries, lms="auto"):
 @pytest.mark.parametrize("folders", [True, False])
 def test_a_moodle_upload_named_like_the_victim_stays_with_its_uploader(tmp_path, folders):
     sep = "/" if folders else ""
-    files, problems, names = unpacked(tmp_path, {
-        f"Victim Student_222222_assignsubmission_file_{sep}{NB1}.ipynb": "victim's solved notebook",
-        f"Attacker Name_111111_assignsubmission_file_{sep}Victim Student_222222_assignsubmission_file_{NB1} (9).ipynb":
-            "the attacker's stub",
-        f"Attacker Name_111111_assignsubmission_file_{sep}{NB2}.ipynb": "attacker's own 02",
-    })
+    files, problems, names = unpacked(
+        tmp_path,
+        {
+            f"Victim Student_222222_assignsubmission_file_{sep}{NB1}.ipynb": "victim's solved notebook",
+            f"Attacker Name_111111_assignsubmission_file_{sep}Victim Student_222222_assignsubmission_file_{NB1} (9).ipynb": "the attacker's stub",  # noqa: E501
+            f"Attacker Name_111111_assignsubmission_file_{sep}{NB2}.ipynb": "attacker's own 02",
+        },
+    )
     assert files == {f"222222/{NB1}.ipynb": "victim's solved notebook", f"111111/{NB2}.ipynb": "attacker's own 02"}
     assert names == {"222222": "Victim Student", "111111": "Attacker Name"}
     spoof = [p for p in problems if "Victim Student_222222" in p.file and "Attacker" in p.file]
@@ -44,22 +47,35 @@ def test_a_moodle_upload_named_like_the_victim_stays_with_its_uploader(tmp_path,
 
 
 def test_a_canvas_upload_named_like_another_export_stays_with_its_uploader(tmp_path):
-    files, problems, _ = unpacked(tmp_path, {
-        f"victimstudent_222_900_{NB1}.ipynb": "victim's solved notebook",
-        f"attackername_111_901_victimstudent_222_900_{NB1}.ipynb": "stub 1",
-        f"attackername_111_902_Victim Student_222_assignsubmission_file_{NB1}.ipynb": "stub 2",
-        f"attackername_late_111_903_{NB2}-1.ipynb": "attacker's own 02",
-    })   # read under --lms auto: the Moodle-looking upload must not switch the rule
+    files, problems, _ = unpacked(
+        tmp_path,
+        {
+            f"victimstudent_222_900_{NB1}.ipynb": "victim's solved notebook",
+            f"attackername_111_901_victimstudent_222_900_{NB1}.ipynb": "stub 1",
+            f"attackername_111_902_Victim Student_222_assignsubmission_file_{NB1}.ipynb": "stub 2",
+            f"attackername_late_111_903_{NB2}-1.ipynb": "attacker's own 02",
+        },
+    )  # read under --lms auto: the Moodle-looking upload must not switch the rule
     assert files == {f"222/{NB1}.ipynb": "victim's solved notebook", f"111/{NB2}.ipynb": "attacker's own 02"}
     assert sum(p.student_id == "111" and "not a course notebook" in p.problem for p in problems) == 2
 
 
-@pytest.mark.parametrize("entry", [f"_.._/{NB1}.ipynb", f"../{NB1}.ipynb", f"./{NB1}.ipynb", f"a/../{NB1}.ipynb",
-                                   f"class/_.._/{NB1}.ipynb", f"class/.hidden/{NB1}.ipynb", f"class/ /{NB1}.ipynb"])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        f"_.._/{NB1}.ipynb",
+        f"../{NB1}.ipynb",
+        f"./{NB1}.ipynb",
+        f"a/../{NB1}.ipynb",
+        f"class/_.._/{NB1}.ipynb",
+        f"class/.hidden/{NB1}.ipynb",
+        f"class/ /{NB1}.ipynb",
+    ],
+)
 def test_path_tricks_are_refused_and_nothing_is_written_outside(tmp_path, entry):
     files, problems, _ = unpacked(tmp_path, {entry: "x", f"honest/{NB2}.ipynb": "y"})
     assert files == {f"honest/{NB2}.ipynb": "y"}
-    assert [p.file for p in problems] == [entry] or entry.startswith(("./", "class/.hidden"))   # dot folders are skipped
+    assert [p.file for p in problems] == [entry] or entry.startswith(("./", "class/.hidden"))  # dot folders are skipped
     assert sorted(p.name for p in tmp_path.iterdir()) == ["export.zip", "out"]
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["submissions"]
 
@@ -90,10 +106,13 @@ def test_one_rule_for_the_whole_zip():
 def test_a_misnamed_file_is_mapped_only_when_the_instructor_says_so(tmp_path):
     from autograder.cli import parse_renames
     from autograder.platforms.submissions import find_submissions
+
     renames = parse_renames(["1003/hw1.ipynb=02"])
     assert renames == {("1003", "hw1.ipynb"): NB2}
-    entries = {"Olga Smith_1003_assignsubmission_file_/hw1.ipynb": "02 under another name",
-               "Ivan Petrov_1001_assignsubmission_file_/hw1.ipynb": "not mapped"}
+    entries = {
+        "Olga Smith_1003_assignsubmission_file_/hw1.ipynb": "02 under another name",
+        "Ivan Petrov_1001_assignsubmission_file_/hw1.ipynb": "not mapped",
+    }
     dest = tmp_path / "class"
     problems, _ = import_zip(make_zip(tmp_path / "x.zip", entries), dest, NOTEBOOKS, renames=renames)
     assert [p.relative_to(dest).as_posix() for p in dest.rglob("*.ipynb")] == [f"1003/{NB2}.ipynb"]
@@ -107,16 +126,19 @@ def test_a_misnamed_file_is_mapped_only_when_the_instructor_says_so(tmp_path):
 
 
 def test_a_canvas_late_mark_is_reported_and_the_file_graded_as_usual(tmp_path):
-    files, problems, _ = unpacked(tmp_path, {f"petrovivan_late_1001_900_{NB1}.ipynb": "late one",
-                                             f"ivanovaanna_1002_901_{NB1}.ipynb": "on time"})
+    files, problems, _ = unpacked(
+        tmp_path, {f"petrovivan_late_1001_900_{NB1}.ipynb": "late one", f"ivanovaanna_1002_901_{NB1}.ipynb": "on time"}
+    )
     assert files == {f"1001/{NB1}.ipynb": "late one", f"1002/{NB1}.ipynb": "on time"}
     late = [p for p in problems if "late" in p.problem]
     assert [(p.student_id, "Canvas marks" in p.problem) for p in late] == [("1001", True)]
 
 
 def test_the_grade_table_names_the_students_the_roster_knows():
-    from autograder.platforms.report import grade_table
     from autograder.notebook.results import GRADED, Result
-    table = grade_table([Result("1001", NB1, 17, 17, GRADED), Result("1002", NB1, 3, 17, GRADED)], [NB1],
-                        {"1001": "Иван Петров"})
+    from autograder.platforms.report import grade_table
+
+    table = grade_table(
+        [Result("1001", NB1, 17, 17, GRADED), Result("1002", NB1, 3, 17, GRADED)], [NB1], {"1001": "Иван Петров"}
+    )
     assert "1001 Иван Петров" in table and "\n1002 " in table

@@ -1,4 +1,5 @@
 """Project-level promises: one list of pins, the README's test command is the one CI runs."""
+
 import re
 from pathlib import Path
 
@@ -12,8 +13,8 @@ def test_environment_yml_installs_the_pinned_requirements():
 
 
 def test_requirements_are_pinned():
-    lines = [l.strip() for l in (ROOT / "requirements.txt").read_text().splitlines()]
-    pins = [l for l in lines if l and not l.startswith("#")]
+    lines = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
+    pins = [line for line in lines if line and not line.startswith("#")]
     assert pins and all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][^ ]*", p) for p in pins), pins
     for needed in ("jupyterlab", "nbgrader", "regex", "matplotlib", "tiktoken"):
         assert any(p.startswith(needed + "==") for p in pins), needed

@@ -8,14 +8,15 @@ running the whole lesson — with the same scores and messages (tests/test_relea
 statically that no tagged cell is needed). The solved student notebooks are also run top to
 bottom, as a student would run them.
 """
+
 from dataclasses import dataclass
 
 import pytest
+from catalogue import grade_cases
 from nbclient import NotebookClient
 
 from autograder.course.course import NOTEBOOKS, course_notebooks
 from autograder.course.simulate import submission
-from catalogue import grade_cases
 
 pytestmark = pytest.mark.proof
 
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.proof
 @dataclass
 class Case:
     """The course's own notebook as a case: solved, or untouched."""
+
     notebook: str
     solved: bool
 
@@ -57,8 +59,14 @@ def test_a_solved_student_notebook_runs_top_to_bottom_with_its_visible_tests(not
     """What a student sees: every cell of the student notebook, the visible tests among them, run in
     an ordinary kernel (as JupyterLab's Run All and nbgrader's Validate do) without an error."""
     solved = submission(notebook)
-    NotebookClient(solved, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
-    errors = [(c.source[:80], o.get("ename"), o.get("evalue")) for c in solved.cells if c.cell_type == "code"
-              for o in c.outputs if o.output_type == "error"]
+    NotebookClient(
+        solved, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    ).execute()
+    errors = [
+        (c.source[:80], o.get("ename"), o.get("evalue"))
+        for c in solved.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "error"
+    ]
     assert not errors, errors

@@ -1,4 +1,5 @@
 """One source of truth: solutions/ holds the sources, notebooks/ is generated from them."""
+
 import json
 
 import pytest
@@ -56,16 +57,25 @@ def test_demonstrations_tagged_demo_are_never_needed_by_a_grade(name):
     """Grading skips the lesson cells tagged `demo` (autograder.notebook.pipeline). A tag on a cell that a test,
     a given cell or a cell that runs reads from is an authoring error: the tag would silently not
     hold (the cell is pulled in again), and grading would cost what the author meant to save."""
-    from autograder.course.course import CourseNotebook, DEMO_TAG
+    from autograder.course.course import DEMO_TAG, CourseNotebook
+    from autograder.course.simulate import submission
     from autograder.notebook.normalize import restore_course_cells
     from autograder.notebook.pipeline import NotebookGrader
-    from autograder.course.simulate import submission
+
     course = CourseNotebook.load(name)
     cells = restore_course_cells(submission(name), course.release).cells
     needed, last_test, codes = NotebookGrader().cells_to_run(course, cells)
-    wrong = [(i, sorted(codes[i].binds)[:5], cells[i].source[:60]) for i in sorted(needed)
-             if cells[i].source in course.demo_sources]
+    wrong = [
+        (i, sorted(codes[i].binds)[:5], cells[i].source[:60])
+        for i in sorted(needed)
+        if cells[i].source in course.demo_sources
+    ]
     assert not wrong, f"cells tagged {DEMO_TAG!r} that grading needs (index, what they bind, start): {wrong}"
-    doubtful = [(i, cells[i].source[:60]) for i, c in codes.items() if c.doubtful and cells[i].source in course.demo_sources
-                and i < last_test]
-    assert not doubtful, f"cells tagged {DEMO_TAG!r} whose effect cannot be read (magics, exec…): they always run: {doubtful}"
+    doubtful = [
+        (i, cells[i].source[:60])
+        for i, c in codes.items()
+        if c.doubtful and cells[i].source in course.demo_sources and i < last_test
+    ]
+    assert not doubtful, (
+        f"cells tagged {DEMO_TAG!r} whose effect cannot be read (magics, exec…): they always run: {doubtful}"
+    )

@@ -7,6 +7,7 @@ gradebook import, with the right identifiers, names and totals; shards merge to 
 The Moodle files are fed to Moodle's importers as reimplemented from its source (lms_importers):
 the worksheet in an English and a Russian Moodle, and the feedback files zip.
 """
+
 import csv
 import json
 import re
@@ -14,27 +15,28 @@ import subprocess
 import sys
 import zipfile
 
+import lms_importers
 import nbformat
 import pytest
+from conftest import ROOT, grade, results_of
 
 from autograder.course.course import CourseNotebook
 from autograder.course.demo import OVERLAPPING_MERGE
-import lms_importers
+from autograder.course.simulate import submission
 from autograder.platforms.lms import moodle_columns
 from autograder.platforms.report import CANVAS_COLUMNS
 from autograder.wall.sandbox import bwrap_works
-from autograder.course.simulate import submission
-from conftest import ROOT, grade, results_of
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")
 NB1, NB2, NB3, NB5 = "01_hand_example", "02_byte_level_training", "03_encode_order", "05_regex_pretokenization"
 MAX = CourseNotebook.load(NB1).max_score + CourseNotebook.load(NB2).max_score + CourseNotebook.load(NB3).max_score
-FULL = f"{MAX:g}"          # the assignment's maximum, as the exports write it
+FULL = f"{MAX:g}"  # the assignment's maximum, as the exports write it
 CLASS = {  # participant id: (name, files)
-    "1001": ("Иван Петров", {NB1: submission(NB1), NB2: submission(NB2), NB3: submission(NB3),
-                             NB5: submission(NB5)}),
-    "1002": ("Анна Иванова", {NB1: submission(NB1), NB2: submission(NB2, replace={"merge": OVERLAPPING_MERGE}),
-                              NB3: submission(NB3)}),
+    "1001": ("Иван Петров", {NB1: submission(NB1), NB2: submission(NB2), NB3: submission(NB3), NB5: submission(NB5)}),
+    "1002": (
+        "Анна Иванова",
+        {NB1: submission(NB1), NB2: submission(NB2, replace={"merge": OVERLAPPING_MERGE}), NB3: submission(NB3)},
+    ),
     "1003": ("Olga Smith", {NB1: submission(NB1, solved=False), NB2: "{not json"}),
 }
 
@@ -57,8 +59,20 @@ def rows(path):
 def graded(tmp_path_factory):
     base = tmp_path_factory.mktemp("round")
     archive = moodle_zip(base / "moodle.zip")
-    run = grade(archive, base / "out", "--notebooks", "01,02,03", "--export", "moodle", "--export", "canvas",
-                "--assignment", "Домашнее задание 1 (4711)", "--jobs", "2")
+    run = grade(
+        archive,
+        base / "out",
+        "--notebooks",
+        "01,02,03",
+        "--export",
+        "moodle",
+        "--export",
+        "canvas",
+        "--assignment",
+        "Домашнее задание 1 (4711)",
+        "--jobs",
+        "2",
+    )
     return base, run
 
 
@@ -66,7 +80,7 @@ def test_the_assignment_is_only_its_notebooks(graded):
     base, run = graded
     results = results_of(base / "out")
     assert {nb for _, nb in results} == {NB1, NB2, NB3}
-    assert run.returncode == 1, run.stdout                      # 1003's broken file is reported
+    assert run.returncode == 1, run.stdout  # 1003's broken file is reported
     assert "not part of this assignment" in run.stdout and NB5 in run.stdout
     assert "graded 7" in run.stdout and "missing 1 " in run.stdout, run.stdout
     assert json.loads((base / "out" / "grading.json").read_text())["notebooks"] == [NB1, NB2, NB3]
@@ -78,7 +92,7 @@ def printed_maximum(output: str) -> float:
 
 def test_moodles_grading_worksheet(graded):
     base, run = graded
-    table = rows(base / "out" / "moodle_grading_worksheet.csv")   # ru: most names in the roster are Cyrillic
+    table = rows(base / "out" / "moodle_grading_worksheet.csv")  # ru: most names in the roster are Cyrillic
     assert table[0] == moodle_columns("ru")
     assert table[0][:3] == ["Идентификатор", "Полное имя", "Оценка"] and "Последнее изменение (оценка)" in table[0]
     by_id = {row[0]: row for row in table[1:]}
@@ -99,9 +113,9 @@ def moodle_accepts(base, out, language, output):
     applied = lms_importers.moodle_worksheet(text, language, {1001, 1002, 1003, 1004}, maximum)
     assert {pid: row["grade"] for pid, row in applied.items()} == {int(p): total(p) for p in ("1001", "1002", "1003")}
     assert applied[1002]["grade"] < MAX and "из" in applied[1002]["feedback"]
-    assert 1001 not in lms_importers.moodle_worksheet(text, language, {1001}, maximum - 1)   # why the maximum matters
+    assert 1001 not in lms_importers.moodle_worksheet(text, language, {1001}, maximum - 1)  # why the maximum matters
     other = "ru" if language == "en" else "en"
-    with pytest.raises(lms_importers.Refused):        # the other language's Moodle cannot find the columns
+    with pytest.raises(lms_importers.Refused):  # the other language's Moodle cannot find the columns
         lms_importers.moodle_worksheet(text, other, {1001}, maximum)
 
 
@@ -109,12 +123,28 @@ def test_moodle_accepts_the_worksheet_in_english_and_in_russian(graded, tmp_path
     base, run = graded
     out = base / "out"
     guessed = re.search(r"moodle upload \((\w\w) interface", run.stdout).group(1)
-    assert guessed == "ru"                              # two of the three names in the roster are Cyrillic
+    assert guessed == "ru"  # two of the three names in the roster are Cyrillic
     moodle_accepts(base, out, "ru", run.stdout)
     for language in ("en", "ru"):
-        again = subprocess.run([sys.executable, "-m", "autograder", "merge", str(out), "--out", str(tmp_path / language),
-                                "--export", "moodle", "--lms-language", language], cwd=ROOT, capture_output=True, text=True)
-        assert again.returncode == 1, again.stdout     # 1003's broken file is still reported
+        again = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                "merge",
+                str(out),
+                "--out",
+                str(tmp_path / language),
+                "--export",
+                "moodle",
+                "--lms-language",
+                language,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert again.returncode == 1, again.stdout  # 1003's broken file is still reported
         moodle_accepts(base, tmp_path / language, language, again.stdout)
 
 
@@ -123,8 +153,10 @@ def test_moodle_attaches_every_feedback_page_to_its_student(graded):
     path = base / "out" / "moodle_feedback_files.zip"
     assert "moodle feedback files" in run.stdout and path.is_file()
     attached = lms_importers.moodle_feedback_zip(path, {1001, 1002, 1003})
-    pages = {int(p.parent.name): sorted(p.name for p in p.parent.glob("*.html"))
-             for p in (base / "out" / "feedback").glob("*/*.html")}
+    pages = {
+        int(p.parent.name): sorted(p.name for p in p.parent.glob("*.html"))
+        for p in (base / "out" / "feedback").glob("*/*.html")
+    }
     assert {pid: sorted(names) for pid, names in attached.items()} == pages
     assert set(pages) == {1001, 1002, 1003} and f"{NB1}.html" in pages[1001]
     with zipfile.ZipFile(path) as z:
@@ -154,7 +186,7 @@ def test_the_wide_table_shows_status_and_problems_have_structure(graded):
 
 def test_shards_merge_into_the_same_files_with_the_roster(graded, tmp_path):
     base, _ = graded
-    work = str(base / "out" / "work")          # the graded class's cache: the shards reuse it
+    work = str(base / "out" / "work")  # the graded class's cache: the shards reuse it
     parts = []
     for i in (1, 2):
         part = tmp_path / f"part{i}"
@@ -162,18 +194,25 @@ def test_shards_merge_into_the_same_files_with_the_roster(graded, tmp_path):
         assert run.returncode in (0, 1), run.stdout
         parts.append(str(part))
     merged = tmp_path / "merged"
-    run = subprocess.run([sys.executable, "-m", "autograder", "merge", *parts, "--out", str(merged),
-                          "--export", "moodle"], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "merge", *parts, "--out", str(merged), "--export", "moodle"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 1, run.stdout
-    assert (merged / "roster.csv").read_text(encoding="utf-8") == (base / "out" / "roster.csv").read_text(encoding="utf-8")
+    assert (merged / "roster.csv").read_text(encoding="utf-8") == (base / "out" / "roster.csv").read_text(
+        encoding="utf-8"
+    )
     from nbgrader.api import Gradebook, SubmittedAssignment
-    with Gradebook(f"sqlite:///{merged / 'work' / 'course' / 'gradebook.db'}") as gb:   # merge writes it too
+
+    with Gradebook(f"sqlite:///{merged / 'work' / 'course' / 'gradebook.db'}") as gb:  # merge writes it too
         merged_scores = {(s.student.id, s.assignment.name): s.score for s in gb.db.query(SubmittedAssignment)}
         assert sorted(a.name for a in gb.assignments) == [NB1, NB2, NB3]
     results = results_of(base / "out")
     assert merged_scores == {k: r["score"] for k, r in results.items() if r["status"] in ("graded", "broken")}
     assert (merged / "work" / "course" / "autograded" / "1001" / NB1 / f"{NB1}.ipynb").is_file()
-    written = lambda path: [row[:4] + row[5:] for row in rows(path)]      # all but the time of writing
+    written = lambda path: [row[:4] + row[5:] for row in rows(path)]  # all but the time of writing
     assert written(merged / "moodle_grading_worksheet.csv") == written(base / "out" / "moodle_grading_worksheet.csv")
     assert sorted(rows(merged / "grades_wide.csv")) == sorted(rows(base / "out" / "grades_wide.csv"))
 
@@ -182,15 +221,16 @@ def test_formgrader_shows_the_class_with_names_counts_and_the_broken_file(graded
     """What formgrader's pages are made of: nbgrader's own API over the class's course directory."""
     from nbgrader.apps.api import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
+
     base, _ = graded
     root = base / "out" / "work" / "course"
     api = NbGraderAPI(coursedir=CourseDirectory(root=str(root)), config=None)
     assert api.get_assignment(NB1)["num_submissions"] == 3
-    assert api.get_assignment(NB2)["num_submissions"] == 3          # 1003's broken 02 counts, with 0
+    assert api.get_assignment(NB2)["num_submissions"] == 3  # 1003's broken 02 counts, with 0
     students = {s["id"]: s for s in api.get_students()}
     assert (students["1001"]["first_name"], students["1001"]["last_name"]) == ("Иван", "Петров")
-    assert {s["max_score"] for s in students.values()} == {MAX}       # the assignment's total, not the course's
-    with api.gradebook as gb:                       # the totals count only the graded notebooks
+    assert {s["max_score"] for s in students.values()} == {MAX}  # the assignment's total, not the course's
+    with api.gradebook as gb:  # the totals count only the graded notebooks
         assert sorted(a.name for a in gb.assignments) == [NB1, NB2, NB3]
     submissions = {s["student"]: s for s in api.get_submissions(NB2)}
     assert submissions["1003"]["score"] == 0 and submissions["1003"]["autograded"], submissions["1003"]
@@ -204,8 +244,10 @@ def test_the_gradebook_holds_the_graded_assignments_and_gets_the_next_ones_back(
     run in the same work folder for 02 puts 02 back (nbgrader's generate_assignment) and keeps 01 only
     if it was graded."""
     from nbgrader.api import Gradebook
-    from autograder.course.course import PreparedCourse
+
     from autograder.classroom.gradebook import keep_assignments
+    from autograder.course.course import PreparedCourse
+
     course = PreparedCourse(tmp_path / "course").prepare()
     names = lambda: sorted(a.name for a in Gradebook(f"sqlite:///{course.gradebook}").assignments)
     assert names() == course.notebooks
@@ -214,4 +256,4 @@ def test_the_gradebook_holds_the_graded_assignments_and_gets_the_next_ones_back(
     keep_assignments(course.root, [NB2], course.generate_assignments)
     assert names() == [NB2]
     with Gradebook(f"sqlite:///{course.gradebook}") as gb:
-        assert [c.name for c in gb.find_assignment(NB2).notebooks[0].grade_cells]    # its tests are back too
+        assert [c.name for c in gb.find_assignment(NB2).notebooks[0].grade_cells]  # its tests are back too

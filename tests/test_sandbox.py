@@ -1,5 +1,6 @@
 """The student's sandboxed process from the grader's side: calls are limited, a stuck one is stopped, what it
 sends is bounded."""
+
 import os
 import time
 
@@ -42,8 +43,11 @@ def test_a_call_that_sleeps_is_stopped_by_the_wall_clock_limit(kernel):
 
 
 def test_a_kernel_that_ignores_interrupts_is_stopped_and_says_so(kernel):
-    define(kernel, "import time\ndef stubborn():\n    while True:\n        try:\n            time.sleep(1000)\n"
-                   "        except BaseException:\n            pass")
+    define(
+        kernel,
+        "import time\ndef stubborn():\n    while True:\n        try:\n            time.sleep(1000)\n"
+        "        except BaseException:\n            pass",
+    )
     remote = Remote(kernel, call_seconds=1, wall_factor=2, wall_extra=1)
     with pytest.raises(KernelGone):
         remote.call("stubborn", (), {})
@@ -52,8 +56,11 @@ def test_a_kernel_that_ignores_interrupts_is_stopped_and_says_so(kernel):
 
 
 def test_values_and_errors_come_back_as_plain_data(kernel):
-    define(kernel, "from collections import Counter\nANSWER = Counter('aab')\nclass Mine: pass\nOBJ = Mine()\n"
-                   "def boom(x):\n    raise KeyError(x)\ndef gen():\n    yield from 'аб'")
+    define(
+        kernel,
+        "from collections import Counter\nANSWER = Counter('aab')\nclass Mine: pass\nOBJ = Mine()\n"
+        "def boom(x):\n    raise KeyError(x)\ndef gen():\n    yield from 'аб'",
+    )
     remote = Remote(kernel)
     bound = remote.bind({"ANSWER", "OBJ", "boom", "gen", "MISSING"})
     assert bound["ANSWER"] == {"a": 2, "b": 1} and type(bound["ANSWER"]) is dict
@@ -70,15 +77,18 @@ def test_calls_and_cells_take_turns_and_a_calls_output_stays_out_of_the_cells(ke
     assert [remote.call("twice", (i,), {}) for i in range(100)] == [2 * i for i in range(100)]
     run = kernel.run_cell("print(len(calls))")
     assert run.error is None and [o.text for o in run.outputs] == ["100\n"]
-    assert remote.call("twice", ("a\ud800",), {}) == "a\ud800a\ud800"     # lone surrogates cross both ways
+    assert remote.call("twice", ("a\ud800",), {}) == "a\ud800a\ud800"  # lone surrogates cross both ways
 
 
 def test_a_frame_nobody_asked_for_is_dropped_and_one_above_the_cap_stops_the_sandbox(kernel):
-    define(kernel, "import os, struct\n"
-                   "def ok():\n    return 1\n"
-                   "def forge(fd, size):\n    os.write(fd, struct.pack('>II', 7, size))\n    return 0")
+    define(
+        kernel,
+        "import os, struct\n"
+        "def ok():\n    return 1\n"
+        "def forge(fd, size):\n    os.write(fd, struct.pack('>II', 7, size))\n    return 0",
+    )
     remote = Remote(kernel)
-    kernel.run_cell(f"os.write({kernel.agent_fd}, struct.pack('>II', 1, 2) + b'{{}}')")   # an answer to nothing
+    kernel.run_cell(f"os.write({kernel.agent_fd}, struct.pack('>II', 1, 2) + b'{{}}')")  # an answer to nothing
     assert remote.call("ok", (), {}) == 1
     with pytest.raises(KernelGone, match="одним куском"):
         remote.call("forge", (kernel.agent_fd, 2**31), {})
@@ -94,7 +104,7 @@ def test_without_bubblewrap_the_kernel_still_grades_with_a_clean_environment(mod
         remote = Remote(session)
         bound = remote.bind({"ENV", "double"})
         assert bound["double"](21) == 42
-        if mode == "limits":    # the limits and a clean environment still apply
+        if mode == "limits":  # the limits and a clean environment still apply
             assert "INSTRUCTOR_TOKEN" not in bound["ENV"] and bound["ENV"]["BPE_COURSE_STATIC"] == "1"
     finally:
         session.close()
@@ -122,6 +132,7 @@ raise ValueError("the end")
 
 def test_forged_frames_in_bulk_are_cut_at_the_output_limit_and_grading_goes_on():
     import nbformat
+
     session = KernelSession(Sandbox(), max_output_chars=50_000).start()
     try:
         run = session.run_cell(f"FD = {session.agent_fd}\n" + FORGED)
@@ -129,7 +140,7 @@ def test_forged_frames_in_bulk_are_cut_at_the_output_limit_and_grading_goes_on()
         assert run.error == ("ValueError", "the end")
         cell = nbformat.v4.new_code_cell("x")
         cell.outputs = run.outputs
-        nbformat.validate(nbformat.v4.new_notebook(cells=[cell]))     # every output kept is a valid one
+        nbformat.validate(nbformat.v4.new_notebook(cells=[cell]))  # every output kept is a valid one
         define(session, "def double(x):\n    return 2 * x")
         assert Remote(session).call("double", (21,), {}) == 42
     finally:
@@ -144,7 +155,8 @@ def test_the_shells_own_outputs_forged_in_bulk_are_cut_at_the_output_limit_error
             "for i in range(25):\n"
             "    _ip._showtraceback(ValueError, 'x' * 2**20, ['y' * 2**20] * 3)\n"
             "    _ip.display_pub.publish({'text/plain': 'z' * 2**20})\n"
-            "raise ValueError('the end')")
+            "raise ValueError('the end')"
+        )
         assert sum(len(str(o)) for o in run.outputs) < 60_000
         assert run.error == ("ValueError", "the end")
     finally:
@@ -152,10 +164,12 @@ def test_the_shells_own_outputs_forged_in_bulk_are_cut_at_the_output_limit_error
 
 
 def test_honest_floods_of_output_are_cut_in_the_sandbox_and_never_make_a_frame_too_big():
-    session = KernelSession(Sandbox(), max_answer_chars=2**20).start()    # 1 MiB here (16 MiB by default)
+    session = KernelSession(Sandbox(), max_answer_chars=2**20).start()  # 1 MiB here (16 MiB by default)
     try:
-        run = session.run_cell("from IPython.display import HTML, display\nprint('x' * 2**22)\n"
-                               "display(HTML('y' * 2**22))\nraise ValueError('v' * 2**22)")
+        run = session.run_cell(
+            "from IPython.display import HTML, display\nprint('x' * 2**22)\n"
+            "display(HTML('y' * 2**22))\nraise ValueError('v' * 2**22)"
+        )
         assert run.error[0] == "ValueError" and not session.dead
         assert "вывод обрезан" in run.outputs[-1].text
         define(session, "def double(x):\n    return 2 * x")
@@ -165,23 +179,24 @@ def test_honest_floods_of_output_are_cut_in_the_sandbox_and_never_make_a_frame_t
 
 
 def test_the_watchdog_stops_a_worker_past_its_limit_and_puts_a_new_one_in_its_place(tmp_path):
-    from autograder.course.course import PreparedCourse
     from autograder.classroom.pool import Lost, Workers
     from autograder.classroom.worker import Task
+    from autograder.course.course import PreparedCourse
     from autograder.course.simulate import submission, write
+
     course = PreparedCourse(tmp_path / "course").prepare()
-    path = tmp_path / "stuck.ipynb"     # a cell that outlasts every limit but the watchdog's
+    path = tmp_path / "stuck.ipynb"  # a cell that outlasts every limit but the watchdog's
     write(submission("01_hand_example", replace={"count_pairs": "import time\ntime.sleep(10**6)"}), path)
     workers = Workers(1, course.root, {"KernelSession": {"cell_timeout": 10**7}}, limit=5)
     try:
-        (old, _), = workers.slots.values()
+        ((old, _),) = workers.slots.values()
         workers.send(0, Task("s", "01_hand_example", str(path), feedback=False))
         done = []
         while not done:
             done = workers.answers()
-        (task, answer), = done
+        ((task, answer),) = done
         assert isinstance(answer, Lost) and "limit of 5 s" in answer.reason
-        (new, _), = workers.slots.values()
+        ((new, _),) = workers.slots.values()
         assert not old.is_alive() and new.is_alive() and not workers.busy
     finally:
         workers.stop(now=True)
@@ -205,17 +220,20 @@ def small():
 @needs_cgroups
 def test_memfd_counts_against_the_sandboxs_memory(small):
     # memfd pages are in no process's address space: RLIMIT_AS alone let 4.5 GiB through a 4 GiB limit
-    run = attack(small, "import os\nwritten = 0\nchunk = b'\\1' * 2**24\nfds = []\ntry:\n"
-                         "    for i in range(6):\n        fds.append(os.memfd_create(f'm{i}'))\n"
-                         "        for _ in range(16):\n            written += os.write(fds[-1], chunk)\n"
-                         "except OSError as e:\n    print('stopped:', e)\nprint(written)")
+    run = attack(
+        small,
+        "import os\nwritten = 0\nchunk = b'\\1' * 2**24\nfds = []\ntry:\n"
+        "    for i in range(6):\n        fds.append(os.memfd_create(f'm{i}'))\n"
+        "        for _ in range(16):\n            written += os.write(fds[-1], chunk)\n"
+        "except OSError as e:\n    print('stopped:', e)\nprint(written)",
+    )
     assert small.cgroup.memory_peak() <= GiB
-    assert run == "died" or "stopped" in run, run          # the kernel was stopped, or its writes were
+    assert run == "died" or "stopped" in run, run  # the kernel was stopped, or its writes were
     if run == "died":
         assert "1 ГиБ памяти" in small.dead, small.dead
 
 
-FORK_HOGS = '''
+FORK_HOGS = """
 import os
 children = []
 for i in range(6):
@@ -241,7 +259,7 @@ for _, go, _ in children:
     os.close(go)
 # a child that held its memory until the end, never killed: all of those held it at once
 print(sum(h == b"ok" and os.waitpid(pid, 0)[1] == 0 for h, (_, _, pid) in zip(held, children)))
-'''
+"""
 
 
 @needs_cgroups
@@ -249,22 +267,25 @@ def test_forked_children_share_the_sandboxs_memory(small):
     # each child within its own 1 GiB RLIMIT_AS (the kernel's address space is ~0.7 GiB); together 1.2 GiB
     run = attack(small, FORK_HOGS)
     assert small.cgroup.memory_peak() <= GiB
-    assert run == "died" or run.strip() != "6", run       # not all six held their 200 MiB
+    assert run == "died" or run.strip() != "6", run  # not all six held their 200 MiB
 
 
 @needs_cgroups
 def test_children_that_leave_the_session_get_one_cpu_between_them_and_end_with_the_sandbox():
     session = KernelSession(Sandbox(cpus=0.5, cgroups="on")).start()
     try:
-        define(session, "import os, time\nfor i in range(3):\n    if os.fork() == 0:\n        os.setsid()\n"
-                        "        while True:\n            pass\ntime.sleep(0.5)")
+        define(
+            session,
+            "import os, time\nfor i in range(3):\n    if os.fork() == 0:\n        os.setsid()\n"
+            "        while True:\n            pass\ntime.sleep(0.5)",
+        )
         before = cpu_seconds(session.cgroup.pids())
         time.sleep(3)
         used, wall = cpu_seconds(session.cgroup.pids()) - before, 3
-        assert used <= 0.5 * wall + 0.5, used          # 3 spinners, at most half a CPU between them
+        assert used <= 0.5 * wall + 0.5, used  # 3 spinners, at most half a CPU between them
     finally:
         session.close()
-    assert not any(f.exists() for f in session.cgroup.folders)   # none outlives it: an empty cgroup is removed
+    assert not any(f.exists() for f in session.cgroup.folders)  # none outlives it: an empty cgroup is removed
 
 
 @needs_cgroups
@@ -273,12 +294,18 @@ def test_each_sandbox_has_a_uid_of_its_own_so_a_fork_heavy_one_starves_no_other(
     other = KernelSession(Sandbox(processes=64)).start()
     try:
         assert busy.uid != other.uid
-        define(busy, "import os, time\nkids = []\nfor i in range(200):\n    try:\n        pid = os.fork()\n"
-                     "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(600)\n        os._exit(0)\n"
-                     "    kids.append(pid)\nprint(len(kids))")
-        define(other, "import threading\nts = [threading.Thread(target=lambda: None) for _ in range(20)]\n"
-                      "[t.start() for t in ts]\n[t.join() for t in ts]\nimport subprocess\n"
-                      "print(subprocess.run(['true']).returncode)")
+        define(
+            busy,
+            "import os, time\nkids = []\nfor i in range(200):\n    try:\n        pid = os.fork()\n"
+            "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(600)\n        os._exit(0)\n"
+            "    kids.append(pid)\nprint(len(kids))",
+        )
+        define(
+            other,
+            "import threading\nts = [threading.Thread(target=lambda: None) for _ in range(20)]\n"
+            "[t.start() for t in ts]\n[t.join() for t in ts]\nimport subprocess\n"
+            "print(subprocess.run(['true']).returncode)",
+        )
     finally:
         busy.close()
         other.close()
@@ -307,10 +334,10 @@ def cpu_seconds(pids) -> float:
 @needs_cgroups
 def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never():
     left, busy = cgroup.SandboxCgroup.create(GiB, 1, 64), cgroup.SandboxCgroup.create(GiB, 1, 64)
-    for folder in left.folders + busy.folders:        # both an hour old, as after a SIGKILLed worker
+    for folder in left.folders + busy.folders:  # both an hour old, as after a SIGKILLed worker
         os.utime(folder, (time.time() - 2 * cgroup.STALE_SECONDS,) * 2)
     pid = os.fork()
-    if pid == 0:                                      # a process still in `busy`
+    if pid == 0:  # a process still in `busy`
         cgroup.join(busy.procs_files)
         time.sleep(60)
         os._exit(0)
@@ -328,10 +355,11 @@ def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never()
 
 def test_every_kind_of_output_counts_against_a_cells_limit_and_printing_lines_does_not_reach_it():
     from autograder.wall.cell_outputs import LimitedOutputs
+
     flood = LimitedOutputs(50_000)
-    for _ in range(100_000):                          # empty outputs cost something too
+    for _ in range(100_000):  # empty outputs cost something too
         flood.add({"output_type": "display_data", "data": {}, "metadata": {}})
-    for _ in range(25):                               # 25 tracebacks of 40 MB once wrote a 1 GB notebook
+    for _ in range(25):  # 25 tracebacks of 40 MB once wrote a 1 GB notebook
         flood.add({"output_type": "error", "ename": "E", "evalue": "x" * 2**20, "traceback": ["y" * 2**20] * 40})
     assert sum(len(str(o)) for o in flood.outputs) < 60_000
     honest = LimitedOutputs(200_000)
@@ -344,10 +372,13 @@ def test_a_clock_or_an_agent_replaced_by_the_notebook_fakes_no_speed_figure(kern
     """07 grades speed by CPU time (checks.cpu_seconds). While grading, the grader reads the sandbox's
     CPU time itself around each call: a notebook that replaces the clock, or the agent's own timing
     helper, reports nothing of its own making."""
-    define(kernel, "import sys, time\ntime.process_time = lambda: 0.0\n"
-                   "sys.modules['_bpe_agent'].agent.helpers['cpu_seconds'] = lambda fn, calls: [[fn(*a), 1e-9] for a in calls]\n"
-                   "def busy(n):\n    return sum(i * i for i in range(n))")
-    (result, seconds), = Remote(kernel).bind({"busy"})["busy"].timed_calls([[5_000_000]])
+    define(
+        kernel,
+        "import sys, time\ntime.process_time = lambda: 0.0\n"
+        "sys.modules['_bpe_agent'].agent.helpers['cpu_seconds'] = lambda fn, calls: [[fn(*a), 1e-9] for a in calls]\n"
+        "def busy(n):\n    return sum(i * i for i in range(n))",
+    )
+    ((result, seconds),) = Remote(kernel).bind({"busy"})["busy"].timed_calls([[5_000_000]])
     assert result == sum(i * i for i in range(5_000_000)) and seconds > 0.05
 
 
@@ -355,10 +386,13 @@ def test_a_clock_or_an_agent_replaced_by_the_notebook_fakes_no_speed_figure(kern
 def test_work_done_in_a_forked_child_counts_in_a_calls_cpu_time():
     session = KernelSession(Sandbox(cgroups="on")).start()
     try:
-        define(session, "import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
-                        "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
-                        "    os.close(w)\n    os.wait()\n    return int(os.read(r, 100))")
-        (result, seconds), = Remote(session).bind({"busy"})["busy"].timed_calls([[5_000_000]])
+        define(
+            session,
+            "import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
+            "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
+            "    os.close(w)\n    os.wait()\n    return int(os.read(r, 100))",
+        )
+        ((result, seconds),) = Remote(session).bind({"busy"})["busy"].timed_calls([[5_000_000]])
         assert result == sum(i * i for i in range(5_000_000)) and seconds > 0.05
     finally:
         session.close()
@@ -367,16 +401,21 @@ def test_work_done_in_a_forked_child_counts_in_a_calls_cpu_time():
 def test_the_agent_knows_every_check_helper_that_runs_in_the_kernel():
     import inspect
     import re
+
     from autograder.wall.agent import check_helpers
+
     assert set(check_helpers()) == set(re.findall(r'remote_helper\("(\w+)"', inspect.getsource(checks)))
 
 
 # -- the socket is the sandbox's: what it does to it can end its own grading, nothing more ----------
-@pytest.mark.parametrize("code", [
-    "import os\nos.dup2(FD, 1)\nos.write(1, b'hello, grader' * 1000)",        # its output poured into the socket
-    "import os\nos.close(FD)",                                                 # the socket closed
-    "import os, struct\nos.write(FD, struct.pack('>II', 5, 100) + b'{')",     # a frame that never ends
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os\nos.dup2(FD, 1)\nos.write(1, b'hello, grader' * 1000)",  # its output poured into the socket
+        "import os\nos.close(FD)",  # the socket closed
+        "import os, struct\nos.write(FD, struct.pack('>II', 5, 100) + b'{')",  # a frame that never ends
+    ],
+)
 def test_a_sandbox_that_breaks_its_socket_is_stopped_and_says_so(code):
     session = KernelSession(Sandbox(), cell_timeout=5, interrupt_grace=2).start()
     try:
@@ -389,9 +428,12 @@ def test_a_sandbox_that_breaks_its_socket_is_stopped_and_says_so(code):
 
 
 def test_frames_for_other_requests_while_the_grader_waits_are_dropped_and_the_answer_is_the_real_one(kernel):
-    define(kernel, f"import os, struct, threading, json\nFD = {kernel.agent_fd}\n"
-                   "def noise():\n    data = json.dumps({'value': 'forged'}).encode()\n"
-                   "    for seq in range(100000, 100400):\n"
-                   "        os.write(FD, struct.pack('>II', seq, len(data)) + data)\n"
-                   "def slow_double(x):\n    noise()\n    return 2 * x")
+    define(
+        kernel,
+        f"import os, struct, threading, json\nFD = {kernel.agent_fd}\n"
+        "def noise():\n    data = json.dumps({'value': 'forged'}).encode()\n"
+        "    for seq in range(100000, 100400):\n"
+        "        os.write(FD, struct.pack('>II', seq, len(data)) + data)\n"
+        "def slow_double(x):\n    noise()\n    return 2 * x",
+    )
     assert Remote(kernel).call("slow_double", (21,), {}) == 42

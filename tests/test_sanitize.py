@@ -1,4 +1,5 @@
 """The first step of grading: any file becomes a notebook in the course's shape or a clear reason."""
+
 import json
 
 import nbformat
@@ -6,19 +7,29 @@ import pytest
 
 from autograder.course.course import CourseNotebook
 from autograder.course.plan import analyse
-from autograder.notebook.sanitize import SubmissionError, read_submission, sanitize
 from autograder.course.simulate import submission
+from autograder.notebook.sanitize import SubmissionError, read_submission, sanitize
 
 NB = "01_hand_example"
 
 
-@pytest.mark.parametrize("content, reason", [
-    (b"", "empty"), (b"\xff\xfe", "not UTF-8"), (b'{"cells": [', "not valid JSON"),
-    (('{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}").encode(), "nested too deeply"),
-    (b'{"name": 1}', "not a Jupyter notebook"), (b"[1, 2]", "not a Jupyter notebook"),
-    (json.dumps({"cells": [{"cell_type": "code", "source": 5}], "metadata": {}, "nbformat": 4,
-                 "nbformat_minor": 5}).encode(), "not a readable Jupyter notebook"),
-])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b"", "empty"),
+        (b"\xff\xfe", "not UTF-8"),
+        (b'{"cells": [', "not valid JSON"),
+        (('{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}").encode(), "nested too deeply"),
+        (b'{"name": 1}', "not a Jupyter notebook"),
+        (b"[1, 2]", "not a Jupyter notebook"),
+        (
+            json.dumps(
+                {"cells": [{"cell_type": "code", "source": 5}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+            ).encode(),
+            "not a readable Jupyter notebook",
+        ),
+    ],
+)
 def test_a_file_that_is_not_a_notebook_says_why(tmp_path, content, reason):
     path = tmp_path / "x.ipynb"
     path.write_bytes(content)
@@ -58,6 +69,7 @@ def test_a_guard_that_fails_is_listed_for_review_not_swallowed(tmp_path, monkeyp
 
     def broken_scan(notebook, release):
         raise RecursionError("maximum recursion depth exceeded")
+
     monkeypatch.setattr(sanitize_module, "tampering", broken_scan)
     path = write(submission("01_hand_example"), tmp_path / "01_hand_example.ipynb")
     _, review = sanitize_module.sanitize(path, CourseNotebook.load("01_hand_example").release)

@@ -1,4 +1,5 @@
 """The vendored tiktoken vocabularies: checked by hash, loaded with the network off."""
+
 import hashlib
 import socket
 
@@ -14,8 +15,10 @@ def test_vendored_vocabulary_matches_its_hash(name):
 
 
 def test_our_hashes_are_the_ones_tiktoken_expects():
-    from tiktoken_ext import openai_public
     import inspect
+
+    from tiktoken_ext import openai_public
+
     source = inspect.getsource(openai_public)
     for sha in vocab.SHA256.values():
         assert sha in source
@@ -24,12 +27,17 @@ def test_our_hashes_are_the_ones_tiktoken_expects():
 def test_tiktoken_loads_offline(tmp_path, monkeypatch):
     def no_network(*args, **kwargs):
         raise OSError("network is off in this test")
+
     monkeypatch.setattr(socket.socket, "connect", no_network)
     monkeypatch.setattr(socket, "create_connection", no_network)
     import tiktoken
+
     vocab.offline_tiktoken(tmp_path)
-    for name, text, n_tokens in [("r50k_base", "hello world", 2), ("cl100k_base", "hello world", 2),
-                                 ("o200k_base", "hello world", 2)]:
+    for name, text, n_tokens in [
+        ("r50k_base", "hello world", 2),
+        ("cl100k_base", "hello world", 2),
+        ("o200k_base", "hello world", 2),
+    ]:
         enc = tiktoken.get_encoding(name)
         ids = enc.encode(text)
         assert len(ids) == n_tokens and enc.decode(ids) == text

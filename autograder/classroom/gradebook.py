@@ -8,6 +8,7 @@ written where formgrader reads it, `autograded/<student>/<assignment>/<notebook>
 submission (`submitted/…`), where formgrader lists it. Only the grading process writes here, one notebook
 at a time, so parallel workers never contend for the database.
 """
+
 import re
 import warnings
 from datetime import datetime, timezone
@@ -19,7 +20,7 @@ from nbgrader.utils import parse_utc
 
 from ..notebook.results import BROKEN, GRADED, Result, safe_strings
 
-SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")     # shown as text, or decoded as an image
+SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")  # shown as text, or decoded as an image
 
 
 def split_name(name: str) -> tuple[str | None, str | None]:
@@ -30,17 +31,23 @@ def split_name(name: str) -> tuple[str | None, str | None]:
 
 def placeholder(result: Result) -> nbformat.NotebookNode:
     """What formgrader shows for a notebook that could not be read: the reason."""
-    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
-        f"**{result.notebook}: 0 из {result.max_score:g} — файл не читается.**\n\n{result.message}")])
+    return nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(
+                f"**{result.notebook}: 0 из {result.max_score:g} — файл не читается.**\n\n{result.message}"
+            )
+        ]
+    )
 
 
 def review_notebook(notebook) -> nbformat.NotebookNode:
     """The notebook as an instructor may open it: passive outputs only, every string writable."""
     from nbconvert.filters import clean_html
+
     nb = nbformat.from_dict(safe_strings(notebook))
     for cell in nb.cells:
         if cell.cell_type != "code" and re.search(r"<\s*[A-Za-z!/?]", cell.source):
-            cell.source = clean_html(cell.source)    # formgrader's template does not sanitise Markdown
+            cell.source = clean_html(cell.source)  # formgrader's template does not sanitise Markdown
         for output in cell.get("outputs", []):
             data = output.get("data")
             if not isinstance(data, dict):
@@ -85,7 +92,7 @@ def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | 
     timestamp = datetime.now(timezone.utc)
     if notebook is not None:
         text = nbformat.writes(review_notebook(notebook))
-        text += "" if text.endswith("\n") else "\n"          # as nbformat.write ends a file
+        text += "" if text.endswith("\n") else "\n"  # as nbformat.write ends a file
         for folder in ("submitted", "autograded"):
             target = root / folder / student / assignment / f"{assignment}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -93,11 +100,11 @@ def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | 
             (target.parent / "timestamp.txt").write_text(timestamp.isoformat(" "), encoding="utf-8")
     first, last = split_name(name)
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb, warnings.catch_warnings():
-        warnings.simplefilter("ignore")     # nbgrader's own SQLAlchemy warnings while adding a submission
+        warnings.simplefilter("ignore")  # nbgrader's own SQLAlchemy warnings while adding a submission
         gb.update_or_create_student(student, **({"first_name": first, "last_name": last} if name else {}))
         try:
             submission = gb.find_submission(assignment, student)
-            submission.timestamp = parse_utc(timestamp.isoformat(" "))   # as add_submission stores it
+            submission.timestamp = parse_utc(timestamp.isoformat(" "))  # as add_submission stores it
         except MissingEntry:
             gb.add_submission(assignment, student, timestamp=timestamp.isoformat(" "))
         scores = {t.name: t.score for t in result.tests}

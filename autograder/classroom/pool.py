@@ -7,6 +7,7 @@ notebook runs past `limit` seconds (`watchdog_seconds`: the notebook's own limit
 the watchdog stops it (SIGTERM, then SIGKILL; the kernel dies with it) — whatever the notebook or
 the grader's own work on it does, the class finishes.
 """
+
 import multiprocessing
 import os
 import time
@@ -21,6 +22,7 @@ from .worker import Answer, Task
 @dataclass
 class Lost:
     """No answer for a task: why (its worker died, or the watchdog stopped it)."""
+
     reason: str
 
 
@@ -41,10 +43,15 @@ def watchdog_seconds(overrides: dict, grace: float = 120) -> float:
     from ..course.course import load_config
     from ..notebook.pipeline import NotebookGrader
     from ..wall.session import KernelSession
+
     config = load_config(overrides)
-    return (setting(config, KernelSession, "startup_timeout") + setting(config, NotebookGrader, "notebook_timeout")
-            + setting(config, KernelSession, "cell_timeout") + 2 * setting(config, KernelSession, "interrupt_grace")
-            + grace)
+    return (
+        setting(config, KernelSession, "startup_timeout")
+        + setting(config, NotebookGrader, "notebook_timeout")
+        + setting(config, KernelSession, "cell_timeout")
+        + 2 * setting(config, KernelSession, "interrupt_grace")
+        + grace
+    )
 
 
 class Workers:
@@ -53,17 +60,18 @@ class Workers:
     def __init__(self, jobs: int, course_root: Path, overrides: dict, limit: float | None = None):
         self.context = multiprocessing.get_context("spawn")
         self.course_root, self.overrides = str(course_root), overrides
-        self.slots: dict[int, tuple] = {}          # slot → (process, connection)
-        self.busy: dict[int, Task] = {}             # slot → its task
-        self.started: dict[int, float] = {}         # slot → when its task was sent (monotonic)
+        self.slots: dict[int, tuple] = {}  # slot → (process, connection)
+        self.busy: dict[int, Task] = {}  # slot → its task
+        self.started: dict[int, float] = {}  # slot → when its task was sent (monotonic)
         self.limit = limit
         for slot in range(jobs):
             self.start(slot)
 
     def start(self, slot: int) -> None:
         mine, theirs = self.context.Pipe()
-        process = self.context.Process(target=worker.main, daemon=True,
-                                       args=(theirs, self.course_root, self.overrides, os.getpid()))
+        process = self.context.Process(
+            target=worker.main, daemon=True, args=(theirs, self.course_root, self.overrides, os.getpid())
+        )
         process.start()
         theirs.close()
         self.slots[slot] = (process, mine)
@@ -90,8 +98,10 @@ class Workers:
                 if answer is None:
                     process.join(1)
                     self.start(slot)
-                    answer = Lost(f"the grader's worker process stopped while grading this notebook "
-                                  f"(exit code {process.exitcode})")
+                    answer = Lost(
+                        f"the grader's worker process stopped while grading this notebook "
+                        f"(exit code {process.exitcode})"
+                    )
                 if task is not None:
                     done.append((task, answer))
         return done
@@ -104,16 +114,23 @@ class Workers:
             if self.limit is None or time.monotonic() - self.started[slot] <= self.limit:
                 continue
             process, conn = self.slots[slot]
-            process.terminate()                 # the worker shuts its kernel down on SIGTERM…
+            process.terminate()  # the worker shuts its kernel down on SIGTERM…
             process.join(5)
-            if process.is_alive():              # …unless it is stuck in C code: then SIGKILL (the kernel
-                process.kill()                  # dies with its parent)
+            if process.is_alive():  # …unless it is stuck in C code: then SIGKILL (the kernel
+                process.kill()  # dies with its parent)
                 process.join(5)
             conn.close()
             del self.busy[slot]
             self.start(slot)
-            done.append((task, Lost(f"the notebook ran past the grader's limit of {self.limit:g} s (its time "
-                                    f"limits plus a grace), so its worker was stopped and replaced")))
+            done.append(
+                (
+                    task,
+                    Lost(
+                        f"the notebook ran past the grader's limit of {self.limit:g} s (its time "
+                        f"limits plus a grace), so its worker was stopped and replaced"
+                    ),
+                )
+            )
         return done
 
     def stop(self, now: bool = False) -> None:

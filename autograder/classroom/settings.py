@@ -5,6 +5,7 @@ the sandbox) as the configuration sets it, and the walls the sandbox really gets
 (bubblewrap or limits only). A notebook graded under other settings (`--notebook-timeout 2`,
 `--no-sandbox`, a new time limit) is graded again instead of served from the cache.
 """
+
 import hashlib
 import json
 
@@ -15,6 +16,7 @@ def grading_settings(config) -> dict:
     from ..notebook.pipeline import NotebookGrader
     from ..wall.sandbox import Sandbox
     from ..wall.session import KernelSession
+
     settings = {}
     for cls in (NotebookGrader, Evaluator, KernelSession, Sandbox):
         section = config[cls.__name__] if cls.__name__ in config else {}

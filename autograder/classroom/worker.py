@@ -11,6 +11,7 @@ A worker runs in a session of its own, so the terminal's Ctrl-C reaches only the
 which then stops the workers; it exits when the class grader dies (PR_SET_PDEATHSIG), when it is
 sent None, and SIGTERM makes it shut its kernel down before it exits.
 """
+
 import ctypes
 import os
 import signal
@@ -28,20 +29,22 @@ PR_SET_PDEATHSIG = 1
 @dataclass(frozen=True)
 class Task:
     """One submitted notebook to grade: what the class grader sends a worker."""
+
     student: str
-    notebook: str            # the course notebook it is graded as
-    path: str                # the submitted file
-    feedback: bool           # also make the feedback page
-    key: str = ""            # its cache key: the class grader's, for when the answer comes back
+    notebook: str  # the course notebook it is graded as
+    path: str  # the submitted file
+    feedback: bool  # also make the feedback page
+    key: str = ""  # its cache key: the class grader's, for when the answer comes back
 
 
 @dataclass
 class Answer:
     """What a worker sends back for a task."""
+
     result: Result
-    notebook: NotebookNode | None = None     # the executed submission, for the gradebook (None if never run)
-    feedback: str | None = None              # the feedback page, if asked for and made
-    feedback_error: str = ""                 # why the page could not be made
+    notebook: NotebookNode | None = None  # the executed submission, for the gradebook (None if never run)
+    feedback: str | None = None  # the feedback page, if asked for and made
+    feedback_error: str = ""  # why the page could not be made
 
 
 def die_with_parent(sig: int = signal.SIGTERM) -> None:
@@ -60,7 +63,7 @@ def main(conn, course_root: str, overrides: dict, parent: int) -> None:
     """Grade the tasks `conn` brings (see the module's docstring); `parent` is the class grader's pid."""
     os.setsid()
     die_with_parent()
-    if os.getppid() != parent:        # the class grader died before the line above
+    if os.getppid() != parent:  # the class grader died before the line above
         return
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, stop)
@@ -90,9 +93,10 @@ def main(conn, course_root: str, overrides: dict, parent: int) -> None:
         answer = Answer(graded.result, graded.notebook)
         if task.feedback:
             try:
-                answer.feedback = feedback_html(graded.result, graded.notebook, course_nb.release, graded.ran,
-                                                course_nb.title)
-            except Exception as e:   # reported with the grade, never silently retried
+                answer.feedback = feedback_html(
+                    graded.result, graded.notebook, course_nb.release, graded.ran, course_nb.title
+                )
+            except Exception as e:  # reported with the grade, never silently retried
                 answer.feedback_error = f"{type(e).__name__}: {e}"[:500]
         conn.send(answer)
 

@@ -12,6 +12,7 @@ for line. A bundle refuses when one of its notebooks reveals the solution of a n
 bundle or of a later one; it lists what earlier answers it reveals (hand such a bundle out after
 those deadlines). `allow_reveal=True` (`--allow-reveal`) turns the refusal into a loud warning.
 """
+
 import ast
 import io
 import re
@@ -21,12 +22,12 @@ from pathlib import Path
 
 import nbformat
 
-from .course import SOLUTIONS, course_notebooks
 from .cells import grade_id, is_solution, nbgrader_meta
+from .course import SOLUTIONS, course_notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS, DATA, HELPERS = ROOT / "notebooks", ROOT / "data", ROOT / "bpe_course"
-GRADER_ONLY = ("nbgrader", "pytest")      # requirements the student edition does without
+GRADER_ONLY = ("nbgrader", "pytest", "ruff")  # requirements the student edition does without
 SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
 TEMPLATES = Path(__file__).resolve().parent / "student_edition"
@@ -38,22 +39,27 @@ class BundleError(ValueError):
 
 @dataclass
 class Reveal:
-    notebook: str       # the bundled notebook whose read-only cell holds …
-    solution: str       # … this exercise's solution (grade_id) …
-    of: str             # … of this notebook
+    notebook: str  # the bundled notebook whose read-only cell holds …
+    solution: str  # … this exercise's solution (grade_id) …
+    of: str  # … of this notebook
 
 
 def significant(code: str) -> set[str]:
     """The lines of code worth matching: stripped, not comments, not trivially short."""
-    lines = (re.sub(r"\s+#[^\"']*$", "", line).strip() for line in code.splitlines())   # no end-of-line comments
+    lines = (re.sub(r"\s+#[^\"']*$", "", line).strip() for line in code.splitlines())  # no end-of-line comments
     return {line for line in lines if len(line) >= 12 and not line.startswith("#")}
 
 
 def given_lines(name: str) -> set[str]:
     """The significant lines of a released notebook's read-only code cells (not tests)."""
     released = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    return set().union(*(significant(c.source) for c in released.cells if c.cell_type == "code"
-                         and not is_solution(c) and not nbgrader_meta(c).get("grade")))
+    return set().union(
+        *(
+            significant(c.source)
+            for c in released.cells
+            if c.cell_type == "code" and not is_solution(c) and not nbgrader_meta(c).get("grade")
+        )
+    )
 
 
 def release_lines(name: str) -> set[str]:
@@ -81,7 +87,7 @@ def reveals(bundled: list[str], solutions: Path = SOLUTIONS) -> list[Reveal]:
     """Which solutions (of any course notebook) the read-only cells of the bundled notebooks hold:
     most of a solution's lines in one cell."""
     secrets = {name: secret_lines(name, solutions) for name in course_notebooks(solutions)}
-    first = {}    # a function's name → the exercise that first asks for it (08's `encode` is not 03's)
+    first = {}  # a function's name → the exercise that first asks for it (08's `encode` is not 03's)
     for other in secrets:
         for exercise, names in exercise_functions(other, solutions).items():
             for function in names:
@@ -115,8 +121,13 @@ def exercise_functions(name: str, solutions: Path = SOLUTIONS) -> dict[str, set[
 def given_functions(name: str) -> set[str]:
     """The functions a released notebook's read-only code cells define."""
     released = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    return set().union(*(defined_functions(c.source) for c in released.cells if c.cell_type == "code"
-                         and not is_solution(c) and not nbgrader_meta(c).get("grade")))
+    return set().union(
+        *(
+            defined_functions(c.source)
+            for c in released.cells
+            if c.cell_type == "code" and not is_solution(c) and not nbgrader_meta(c).get("grade")
+        )
+    )
 
 
 def problems_of(bundled: list[str], order: list[str], found: list[Reveal]) -> tuple[list[Reveal], list[Reveal]]:
@@ -141,13 +152,16 @@ def student_files(notebooks: list[str]) -> dict[str, bytes]:
             if not path.is_file() or "__pycache__" in path.parts or path.name.startswith("."):
                 continue
             if folder == DATA and path.suffix == ".txt" and path.name not in mentioned:
-                continue      # only the texts these notebooks read (the tiktoken files always)
+                continue  # only the texts these notebooks read (the tiktoken files always)
             files[f"{prefix}/{path.relative_to(folder).as_posix()}"] = path.read_bytes()
     files["requirements.txt"] = requirements().encode()
-    files["requirements-vocab.txt"] = (ROOT / "requirements-vocab.txt").read_bytes()   # notebook 09's vocabularies
+    files["requirements-vocab.txt"] = (ROOT / "requirements-vocab.txt").read_bytes()  # notebook 09's vocabularies
     for template in sorted(TEMPLATES.iterdir()):
-        text = template.read_text(encoding="utf-8").replace("{{NOTEBOOKS}}", "\n".join(
-            f"- `notebooks/{n}.ipynb`" for n in notebooks)).replace("{{FIRST}}", notebooks[0].split("_")[0])
+        text = (
+            template.read_text(encoding="utf-8")
+            .replace("{{NOTEBOOKS}}", "\n".join(f"- `notebooks/{n}.ipynb`" for n in notebooks))
+            .replace("{{FIRST}}", notebooks[0].split("_")[0])
+        )
         files[template.name.removesuffix(".template")] = text.encode()
     return files
 
@@ -158,7 +172,7 @@ def leaked_lines(files: dict[str, bytes], notebooks: list[str], solutions: Path 
     order = course_notebooks(solutions)
     first = min(order.index(n) for n in notebooks)
     secrets = {name: secret_lines(name, solutions) for name in order}
-    public = set().union(*(release_lines(name) for name in order))    # every student notebook's lines
+    public = set().union(*(release_lines(name) for name in order))  # every student notebook's lines
     hidden = set().union(*(s.get("hidden", set()) for s in secrets.values())) - public
     found = []
     for path, content in files.items():
@@ -170,8 +184,9 @@ def leaked_lines(files: dict[str, bytes], notebooks: list[str], solutions: Path 
         for name in order[first:]:
             for exercise, secret in secrets[name].items():
                 if exercise != "hidden" and len(secret & lines) >= max(2, 0.5 * len(secret)):
-                    found.append(f"{path}: the solution of {name} ({exercise}): "
-                                 + "; ".join(sorted(secret & lines))[:200])
+                    found.append(
+                        f"{path}: the solution of {name} ({exercise}): " + "; ".join(sorted(secret & lines))[:200]
+                    )
     return found
 
 
@@ -180,21 +195,31 @@ def build(notebooks: list[str], out: Path, allow_reveal: bool = False, say=print
     order = course_notebooks()
     refused, earlier = problems_of(notebooks, order, reveals(notebooks))
     for r in earlier:
-        say(f"reveals an earlier answer: {r.notebook}'s read-only cells hold the solution of {r.of} ({r.solution}) — "
-            f"hand this out only after {r.of}'s deadline")
+        say(
+            f"reveals an earlier answer: {r.notebook}'s read-only cells hold the solution of {r.of} ({r.solution}) — "
+            f"hand this out only after {r.of}'s deadline"
+        )
     if refused:
         lines = [f"  {r.notebook}'s read-only cells hold the solution of {r.of} ({r.solution})" for r in refused]
         if not allow_reveal:
-            raise BundleError("this edition would hand out answers of its own assignment or a later one:\n"
-                              + "\n".join(lines) + "\nbundle those notebooks as separate assignments, in course order "
-                              "(one per deadline), or pass --allow-reveal if you mean it")
+            raise BundleError(
+                "this edition would hand out answers of its own assignment or a later one:\n"
+                + "\n".join(lines)
+                + "\nbundle those notebooks as separate assignments, in course order "
+                "(one per deadline), or pass --allow-reveal if you mean it"
+            )
         say("!" * 78, "WARNING: THIS EDITION HANDS OUT ANSWERS (--allow-reveal):", *lines, "!" * 78)
     files = student_files(notebooks)
     leaks = leaked_lines(files, notebooks)
     if leaks and not allow_reveal:
         raise BundleError("the answer key is in the edition's files:\n  " + "\n  ".join(leaks[:20]))
     if leaks:
-        say("!" * 78, "WARNING: THE EDITION'S FILES HOLD ANSWERS (--allow-reveal):", *("  " + x for x in leaks[:20]), "!" * 78)
+        say(
+            "!" * 78,
+            "WARNING: THE EDITION'S FILES HOLD ANSWERS (--allow-reveal):",
+            *("  " + x for x in leaks[:20]),
+            "!" * 78,
+        )
     top = Path(out).name.removesuffix(".zip")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

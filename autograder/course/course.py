@@ -3,6 +3,7 @@
 nbgrader wants a directory of its own (source/, release/, submitted/, autograded/, gradebook.db).
 The grader prepares one in its work folder, outside the source tree, from solutions/.
 """
+
 import hashlib
 import os
 import shutil
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 CONFIG = Path(__file__).resolve().parents[1] / "nbgrader_config.py"
-DEMO_TAG = "demo"    # a lesson cell that grading may skip while the student left it unchanged
+DEMO_TAG = "demo"  # a lesson cell that grading may skip while the student left it unchanged
 
 
 class CourseError(RuntimeError):
@@ -38,7 +39,7 @@ def course_notebooks(solutions: Path = SOLUTIONS) -> list[str]:
 @dataclass
 class TestCell:
     grade_id: str
-    source: str      # as the course wrote it: visible and hidden parts
+    source: str  # as the course wrote it: visible and hidden parts
     points: float
 
 
@@ -53,10 +54,16 @@ class CourseNotebook:
 
     def __init__(self, name: str, source: nbformat.NotebookNode, release: nbformat.NotebookNode):
         self.name, self.source, self.release = name, source, release
-        self.tests = {grade_id(c): TestCell(grade_id(c), c.source, float(nbgrader_meta(c).get("points") or 0))
-                      for c in source.cells if is_test(c)}
-        self.given = {grade_id(c): c.source for c in source.cells
-                      if grade_id(c) and c.cell_type == "code" and not is_test(c) and not is_solution(c)}
+        self.tests = {
+            grade_id(c): TestCell(grade_id(c), c.source, float(nbgrader_meta(c).get("points") or 0))
+            for c in source.cells
+            if is_test(c)
+        }
+        self.given = {
+            grade_id(c): c.source
+            for c in source.cells
+            if grade_id(c) and c.cell_type == "code" and not is_test(c) and not is_solution(c)
+        }
         self.max_score = sum(t.points for t in self.tests.values())
 
     @classmethod
@@ -70,8 +77,9 @@ class CourseNotebook:
         """The sources of the lesson cells the author tagged `demo` in solutions/: demonstrations,
         plots and benchmarks that no grade depends on. Grading skips such a cell only while its source
         is exactly the course's (the student's tags and metadata are never read for this)."""
-        return frozenset(c.source for c in self.source.cells
-                         if c.cell_type == "code" and not nbgrader_meta(c) and is_demo(c))
+        return frozenset(
+            c.source for c in self.source.cells if c.cell_type == "code" and not nbgrader_meta(c) and is_demo(c)
+        )
 
     @cached_property
     def test_reads(self) -> set:
@@ -112,6 +120,7 @@ def course_digest(solutions: Path = SOLUTIONS) -> str:
 def load_config(overrides: dict | None = None):
     """The grader's settings: autograder/nbgrader_config.py, then `overrides` {Class: {trait: value}}."""
     from traitlets.config.loader import PyFileConfigLoader
+
     config = PyFileConfigLoader(CONFIG.name, path=str(CONFIG.parent)).load_config()
     for section, values in (overrides or {}).items():
         for key, value in values.items():
@@ -149,7 +158,7 @@ class PreparedCourse:
             return self
         template = prepared_template(digest)
         if not self.gradebook.exists() and (template / ".prepared").exists():
-            shutil.copytree(template, self.root, dirs_exist_ok=True)   # a fresh work folder: no grades to keep
+            shutil.copytree(template, self.root, dirs_exist_ok=True)  # a fresh work folder: no grades to keep
             return self
         self.generate(digest)
         if not (template / ".prepared").exists():
@@ -158,7 +167,7 @@ class PreparedCourse:
                 shutil.copytree(self.root, staging, ignore=shutil.ignore_patterns("autograded", "submitted"))
                 staging.replace(template)
             except OSError:
-                shutil.rmtree(staging, ignore_errors=True)   # another grader got there first, or no cache
+                shutil.rmtree(staging, ignore_errors=True)  # another grader got there first, or no cache
         return self
 
     def generate(self, digest: str) -> None:
@@ -178,6 +187,7 @@ class PreparedCourse:
         assignment with its test cells in the gradebook (existing grades are kept)."""
         from nbgrader.apps import NbGraderAPI
         from traitlets.config.loader import PyFileConfigLoader
+
         use_venv_tools()
         config = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
         config.CourseDirectory.root = str(self.root)

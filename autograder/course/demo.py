@@ -1,4 +1,5 @@
 """The bundled example class: four students, built from the course notebooks themselves."""
+
 import shutil
 from pathlib import Path
 
@@ -6,7 +7,7 @@ from .course import NOTEBOOKS, course_notebooks
 from .simulate import submission, write
 
 # carol's mistake: merge() that lets pairs overlap, so [5, 5, 5] becomes [7, 7]
-OVERLAPPING_MERGE = '''def merge(ids, pair, new_id):
+OVERLAPPING_MERGE = """def merge(ids, pair, new_id):
     out = []
     for i, x in enumerate(ids):
         if i + 1 < len(ids) and (x, ids[i + 1]) == pair:
@@ -15,7 +16,7 @@ OVERLAPPING_MERGE = '''def merge(ids, pair, new_id):
             continue
         else:
             out.append(x)
-    return out'''
+    return out"""
 
 
 def build_demo_class(folder: Path) -> Path:

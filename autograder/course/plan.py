@@ -13,11 +13,12 @@ change its argument. A call may change its argument unless the callee is a built
 does (`len`, `sorted`, `print`, …), a method or a module's function (`enc.encode(text)`,
 `regex.findall(p, text)`; not `random.shuffle` or `heapq.heappush`), a function imported from
 a library, or a function of the notebook whose body leaves that parameter alone by the same
-rules. Parts of a name (`x[k]`, `x.y`) passed to a call count only for the known mutators. Names bound only by imports, `def`, `class` and immutable
-literals (`PATTERN = r"..."`) cannot change in place at all. A cell whose effect cannot be read
+rules. Parts of a name (`x[k]`, `x.y`) passed to a call count only for the known mutators.
+Names bound only by imports, `def`, `class` and immutable literals (`PATTERN = r"..."`) cannot change in place at all. A cell whose effect cannot be read
 from its code — `global` statements, `exec`/`eval`/`globals()`/`setattr`, IPython magics,
 `import *`, a syntax error — always runs. When in doubt, the cell runs.
-"""
+"""  # noqa: E501
+
 import ast
 import builtins
 import functools
@@ -25,54 +26,211 @@ import symtable
 from dataclasses import dataclass, field
 
 BUILTIN_NAMES = frozenset(dir(builtins))
-DOUBTFUL_CALLS = {"exec", "eval", "globals", "locals", "vars", "setattr", "delattr", "__import__",
-                  "get_ipython", "compile", "execfile"}
+DOUBTFUL_CALLS = {
+    "exec",
+    "eval",
+    "globals",
+    "locals",
+    "vars",
+    "setattr",
+    "delattr",
+    "__import__",
+    "get_ipython",
+    "compile",
+    "execfile",
+}
 DOUBTFUL_METHODS = {"run_line_magic", "run_cell_magic", "import_module", "system", "getoutput", "__setattr__"}
-MUTATING_METHODS = {"seed", "setrecursionlimit", "append", "extend", "insert", "pop", "popitem", "clear",
-                    "update", "setdefault", "remove", "add", "discard", "sort", "reverse", "__setitem__",
-                    "__delitem__", "write", "put", "send", "throw", "close", "intersection_update",
-                    "difference_update", "symmetric_difference_update", "appendleft", "extendleft", "popleft",
-                    "rotate", "subtract"}
-READING_METHODS = {"items", "keys", "values", "get", "copy", "count", "index", "encode", "decode", "split",
-                   "rsplit", "splitlines", "join", "strip", "lstrip", "rstrip", "startswith", "endswith", "find",
-                   "rfind", "replace", "lower", "upper", "title", "format", "isdigit", "isalpha", "isspace",
-                   "isalnum", "most_common", "findall", "finditer", "match", "search", "fullmatch", "sub",
-                   "hex", "union", "intersection", "difference", "issubset", "issuperset", "total", "elements",
-                   "bit_length", "to_bytes", "casefold", "partition", "rpartition", "ljust", "rjust", "center",
-                   "zfill", "expandtabs", "translate", "maketrans", "isupper", "islower", "isprintable",
-                   "isdecimal", "isnumeric", "isidentifier", "fromkeys", "is_integer", "as_integer_ratio"}
-PURE_BUILTINS = {"len", "print", "sorted", "list", "tuple", "dict", "set", "frozenset", "str", "repr", "int",
-                 "float", "bytes", "bytearray", "enumerate", "zip", "range", "sum", "min", "max", "any", "all",
-                 "isinstance", "issubclass", "type", "hash", "id", "abs", "round", "divmod", "reversed", "format",
-                 "chr", "ord", "hex", "bin", "oct", "bool", "callable", "iter", "ascii", "pow", "memoryview",
-                 "complex", "slice", "hasattr", "getattr", "display", "map", "filter"}
-MUTATING_FUNCTIONS = {"shuffle", "heappush", "heappop", "heapify", "heapreplace", "heappushpop", "insort",
-                      "insort_left", "insort_right", "setitem", "delitem"}
+MUTATING_METHODS = {
+    "seed",
+    "setrecursionlimit",
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "popitem",
+    "clear",
+    "update",
+    "setdefault",
+    "remove",
+    "add",
+    "discard",
+    "sort",
+    "reverse",
+    "__setitem__",
+    "__delitem__",
+    "write",
+    "put",
+    "send",
+    "throw",
+    "close",
+    "intersection_update",
+    "difference_update",
+    "symmetric_difference_update",
+    "appendleft",
+    "extendleft",
+    "popleft",
+    "rotate",
+    "subtract",
+}
+READING_METHODS = {
+    "items",
+    "keys",
+    "values",
+    "get",
+    "copy",
+    "count",
+    "index",
+    "encode",
+    "decode",
+    "split",
+    "rsplit",
+    "splitlines",
+    "join",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "startswith",
+    "endswith",
+    "find",
+    "rfind",
+    "replace",
+    "lower",
+    "upper",
+    "title",
+    "format",
+    "isdigit",
+    "isalpha",
+    "isspace",
+    "isalnum",
+    "most_common",
+    "findall",
+    "finditer",
+    "match",
+    "search",
+    "fullmatch",
+    "sub",
+    "hex",
+    "union",
+    "intersection",
+    "difference",
+    "issubset",
+    "issuperset",
+    "total",
+    "elements",
+    "bit_length",
+    "to_bytes",
+    "casefold",
+    "partition",
+    "rpartition",
+    "ljust",
+    "rjust",
+    "center",
+    "zfill",
+    "expandtabs",
+    "translate",
+    "maketrans",
+    "isupper",
+    "islower",
+    "isprintable",
+    "isdecimal",
+    "isnumeric",
+    "isidentifier",
+    "fromkeys",
+    "is_integer",
+    "as_integer_ratio",
+}
+PURE_BUILTINS = {
+    "len",
+    "print",
+    "sorted",
+    "list",
+    "tuple",
+    "dict",
+    "set",
+    "frozenset",
+    "str",
+    "repr",
+    "int",
+    "float",
+    "bytes",
+    "bytearray",
+    "enumerate",
+    "zip",
+    "range",
+    "sum",
+    "min",
+    "max",
+    "any",
+    "all",
+    "isinstance",
+    "issubclass",
+    "type",
+    "hash",
+    "id",
+    "abs",
+    "round",
+    "divmod",
+    "reversed",
+    "format",
+    "chr",
+    "ord",
+    "hex",
+    "bin",
+    "oct",
+    "bool",
+    "callable",
+    "iter",
+    "ascii",
+    "pow",
+    "memoryview",
+    "complex",
+    "slice",
+    "hasattr",
+    "getattr",
+    "display",
+    "map",
+    "filter",
+}
+MUTATING_FUNCTIONS = {
+    "shuffle",
+    "heappush",
+    "heappop",
+    "heapify",
+    "heapreplace",
+    "heappushpop",
+    "insort",
+    "insort_left",
+    "insort_right",
+    "setitem",
+    "delitem",
+}
 
 
 @dataclass
 class CellCode:
     """What one code cell does to the notebook's names."""
-    binds: set = field(default_factory=set)         # names it (re)binds at the top level
-    reads: set = field(default_factory=set)         # global names it or its functions read
-    needs: set = field(default_factory=set)         # the reads of values from before it (not set by itself first)
-    changes: list = field(default_factory=list)     # (name, how): objects it may change in place
-    definitions: set = field(default_factory=set)   # names bound only by import / def / class / a literal
-    imports: set = field(default_factory=set)       # names bound by import
-    functions: dict = field(default_factory=dict)   # name → Function, for the functions it defines
-    doubtful: bool = False                          # its effect cannot be read from the code
+
+    binds: set = field(default_factory=set)  # names it (re)binds at the top level
+    reads: set = field(default_factory=set)  # global names it or its functions read
+    needs: set = field(default_factory=set)  # the reads of values from before it (not set by itself first)
+    changes: list = field(default_factory=list)  # (name, how): objects it may change in place
+    definitions: set = field(default_factory=set)  # names bound only by import / def / class / a literal
+    imports: set = field(default_factory=set)  # names bound by import
+    functions: dict = field(default_factory=dict)  # name → Function, for the functions it defines
+    doubtful: bool = False  # its effect cannot be read from the code
 
 
 @dataclass
 class Function:
-    params: list                  # positional parameter names, in order
-    open_ended: bool              # *args or **kwargs: any argument may go anywhere
-    changes: list                 # (param, how) it may change, `how` as for cells
+    params: list  # positional parameter names, in order
+    open_ended: bool  # *args or **kwargs: any argument may go anywhere
+    changes: list  # (param, how) it may change, `how` as for cells
 
 
 def python_source(source: str) -> str:
     """IPython syntax (magics, `!cmd`) turned into Python, as the kernel would run it."""
     from IPython.core.inputtransformer2 import TransformerManager
+
     return TransformerManager().transform_cell(source)
 
 
@@ -84,7 +242,7 @@ def analyse(source: str) -> CellCode:
         code = python_source(source)
         tree = ast.parse(code)
         table = symtable.symtable(code, "<cell>", "exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):   # let the kernel say what is wrong
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # let the kernel say what is wrong
         return CellCode(doubtful=True)
     cell = CellCode()
     top_level_binding(tree, cell)
@@ -96,16 +254,20 @@ def analyse(source: str) -> CellCode:
         elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
             cell.doubtful = True
         elif isinstance(node, ast.Call) and (
-                isinstance(node.func, ast.Name) and node.func.id in DOUBTFUL_CALLS
-                or isinstance(node.func, ast.Attribute) and node.func.attr in DOUBTFUL_METHODS):
+            isinstance(node.func, ast.Name)
+            and node.func.id in DOUBTFUL_CALLS
+            or isinstance(node.func, ast.Attribute)
+            and node.func.attr in DOUBTFUL_METHODS
+        ):
             cell.doubtful = True
     cell.changes = in_place_changes(tree.body)
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = node.args
             params = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
-            cell.functions[node.name] = Function(params, bool(args.vararg or args.kwarg),
-                                                 [c for c in in_place_changes(node.body) if c[0] in params])
+            cell.functions[node.name] = Function(
+                params, bool(args.vararg or args.kwarg), [c for c in in_place_changes(node.body) if c[0] in params]
+            )
     return cell
 
 
@@ -116,7 +278,7 @@ def top_level_binding(tree: ast.Module, cell: CellCode) -> None:
     def visit(node):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             definitions.add(node.name)
-            if isinstance(node, ast.ClassDef):   # what runs when it is defined
+            if isinstance(node, ast.ClassDef):  # what runs when it is defined
                 evaluated = [*node.bases, *(k.value for k in node.keywords)]
             else:
                 evaluated = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
@@ -131,8 +293,12 @@ def top_level_binding(tree: ast.Module, cell: CellCode) -> None:
                 definitions.add(name)
                 cell.imports.add(name)
             return
-        if isinstance(node, ast.Assign) and immutable(node.value) and all(isinstance(t, ast.Name) for t in node.targets):
-            definitions.update(t.id for t in node.targets)   # NAME = "a literal": it cannot change in place
+        if (
+            isinstance(node, ast.Assign)
+            and immutable(node.value)
+            and all(isinstance(t, ast.Name) for t in node.targets)
+        ):
+            definitions.update(t.id for t in node.targets)  # NAME = "a literal": it cannot change in place
             return
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             others.add(node.id)
@@ -161,11 +327,11 @@ def immutable(node) -> bool:
 
 
 def global_reads(table: symtable.SymbolTable, cell: CellCode) -> None:
-    for symbol in table.get_symbols():          # the cell's own level: any name it uses
+    for symbol in table.get_symbols():  # the cell's own level: any name it uses
         if symbol.is_referenced() and symbol.get_name() not in BUILTIN_NAMES:
             cell.reads.add(symbol.get_name())
     stack = list(table.get_children())
-    while stack:                                # functions, classes, comprehensions inside it
+    while stack:  # functions, classes, comprehensions inside it
         scope = stack.pop()
         for symbol in scope.get_symbols():
             if symbol.is_global() and symbol.get_name() not in BUILTIN_NAMES:
@@ -173,8 +339,16 @@ def global_reads(table: symtable.SymbolTable, cell: CellCode) -> None:
         stack.extend(scope.get_children())
 
 
-NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
-          ast.DictComp, ast.GeneratorExp)
+NESTED = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
 
 
 def reads_from_before(tree: ast.Module, table: symtable.SymbolTable) -> set:
@@ -183,28 +357,36 @@ def reads_from_before(tree: ast.Module, table: symtable.SymbolTable) -> set:
     assignments, imports and definitions count as surely setting a name; in a block (a loop's body,
     an `if` branch) they count for the rest of that block, and a `for` or `with` target is set for
     its body: `for text in texts: print(text)` takes nothing but `texts` from before."""
-    nested = []                                 # (first line, global names read) of each inner scope
+    nested = []  # (first line, global names read) of each inner scope
     stack = list(table.get_children())
     while stack:
         scope = stack.pop()
-        nested.append((scope.get_lineno(), {s.get_name() for s in scope.get_symbols()
-                                            if s.is_global() and s.get_name() not in BUILTIN_NAMES}))
+        nested.append(
+            (
+                scope.get_lineno(),
+                {s.get_name() for s in scope.get_symbols() if s.is_global() and s.get_name() not in BUILTIN_NAMES},
+            )
+        )
         stack.extend(scope.get_children())
     reads = set()
 
     def visit(node, bound):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in BUILTIN_NAMES \
-                and node.id not in bound:
+        if (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and node.id not in BUILTIN_NAMES
+            and node.id not in bound
+        ):
             reads.add(node.id)
-        if isinstance(node, NESTED):            # their bodies are read below, through the symbol table
+        if isinstance(node, NESTED):  # their bodies are read below, through the symbol table
             for sub in evaluated_where_defined(node):
                 visit(sub, bound)
             return
         if isinstance(node, (ast.For, ast.AsyncFor)):
             visit(node.iter, bound)
-            visit(node.target, bound)           # `x[i]` as a target reads x and i
+            visit(node.target, bound)  # `x[i]` as a target reads x and i
             block(node.body, bound | target_names(node.target))
-            block(node.orelse, bound)           # after zero rounds the target keeps its old value
+            block(node.orelse, bound)  # after zero rounds the target keeps its old value
             return
         if isinstance(node, (ast.With, ast.AsyncWith)):
             inner = set(bound)
@@ -215,7 +397,7 @@ def reads_from_before(tree: ast.Module, table: symtable.SymbolTable) -> set:
                     inner |= target_names(item.optional_vars)
             block(node.body, inner)
             return
-        for name, value in ast.iter_fields(node):
+        for _name, value in ast.iter_fields(node):
             if isinstance(value, list) and value and all(isinstance(v, ast.stmt) for v in value):
                 block(value, bound)
             elif isinstance(value, list):
@@ -274,8 +456,13 @@ def surely_bound(statement) -> set:
         return {statement.name}
     if isinstance(statement, (ast.Import, ast.ImportFrom)):
         return {(a.asname or a.name).split(".")[0] for a in statement.names}
-    targets = statement.targets if isinstance(statement, ast.Assign) else \
-        [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value is not None else []
+    targets = (
+        statement.targets
+        if isinstance(statement, ast.Assign)
+        else [statement.target]
+        if isinstance(statement, ast.AnnAssign) and statement.value is not None
+        else []
+    )
     names = set()
     for target in targets:
         for node in ast.walk(target):
@@ -310,13 +497,22 @@ def in_place_changes(body: list) -> list:
             changes.append((root_name(node), "store"))
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Attribute) and node.func.attr not in READING_METHODS:
-                changes.append((root_name(node.func.value), "method" if node.func.attr in MUTATING_METHODS
-                                else ("call", ("self",), 0)))
+                changes.append(
+                    (
+                        root_name(node.func.value),
+                        "method" if node.func.attr in MUTATING_METHODS else ("call", ("self",), 0),
+                    )
+                )
             arguments = [*enumerate(node.args), *((k.arg, k.value) for k in node.keywords)]
             for position, arg in arguments:
                 # a name passed as it is; a part of it (x[k], x.y) only to a known mutator
-                name = arg.id if isinstance(arg, ast.Name) else \
-                    arg.value.id if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name) else None
+                name = (
+                    arg.id
+                    if isinstance(arg, ast.Name)
+                    else arg.value.id
+                    if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name)
+                    else None
+                )
                 if name is None and call_name(node.func) in MUTATING_FUNCTIONS:
                     name = root_name(arg)
                 if name:
@@ -351,10 +547,10 @@ class Notebook:
             self.imported |= cell.imports
             for name, function in cell.functions.items():
                 self.functions.setdefault(name, []).append(function)
-        for name in list(self.functions):   # a name also bound otherwise is not surely this function
+        for name in list(self.functions):  # a name also bound otherwise is not surely this function
             if not self.fixed.get(name, False):
                 del self.functions[name]
-        self.changing = {}                   # function name → parameters it may change (a fixed point)
+        self.changing = {}  # function name → parameters it may change (a fixed point)
         settled = False
         while not settled:
             settled = True
@@ -375,13 +571,15 @@ class Notebook:
             if name in BUILTIN_NAMES and name in PURE_BUILTINS and name not in self.fixed:
                 return False
             if name in self.imported and self.fixed.get(name, False):
-                return False        # a function imported from a library (the course's helpers among them)
+                return False  # a function imported from a library (the course's helpers among them)
             if name in self.functions:
-                return any(f.open_ended or self.param(f, position) in self.changing.get(name, set())
-                           for f in self.functions[name])
+                return any(
+                    f.open_ended or self.param(f, position) in self.changing.get(name, set())
+                    for f in self.functions[name]
+                )
             return True
-        if target[0] == "attr":   # a module's function or an object's method: they change what they
-            return target[2] in MUTATING_FUNCTIONS   # are called on, not their arguments (shuffle aside)
+        if target[0] == "attr":  # a module's function or an object's method: they change what they
+            return target[2] in MUTATING_FUNCTIONS  # are called on, not their arguments (shuffle aside)
         return True
 
     @staticmethod

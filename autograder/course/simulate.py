@@ -3,12 +3,13 @@
 The demo class and the tests use this to play students: one who solved everything, one who
 made a particular mistake (a solution cell replaced by other code), one who did nothing.
 """
+
 from pathlib import Path
 
 import nbformat
 
-from .course import NOTEBOOKS, SOLUTIONS
 from .cells import grade_id
+from .course import NOTEBOOKS, SOLUTIONS
 
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
@@ -16,8 +17,11 @@ MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 def solution_sources(name: str, solutions: Path = SOLUTIONS) -> dict[str, str]:
     """grade_id → the code a student who solved that cell would have written."""
     notebook = nbformat.read(str(solutions / f"{name}.ipynb"), as_version=4)
-    return {grade_id(c): "\n".join(line for line in c.source.splitlines() if line.strip() not in MARKERS)
-            for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution")}
+    return {
+        grade_id(c): "\n".join(line for line in c.source.splitlines() if line.strip() not in MARKERS)
+        for c in notebook.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
 
 
 def student_notebook(name: str, notebooks: Path = NOTEBOOKS) -> nbformat.NotebookNode:

@@ -15,6 +15,7 @@ count) interrupts a test that loops in Python with `OverBudget`; it waits while 
 middle of talking to the kernel, so the channel is never cut mid-answer. Work inside one C call (a
 huge sort) is not interruptible: the class runner's watchdog is the last resort.
 """
+
 import builtins
 import contextlib
 import os
@@ -28,16 +29,30 @@ import regex as _regex
 from bpe_course.checks import CheckFailed
 
 # the functions and Pattern methods of `regex` that match (and so accept timeout=)
-MATCHING = ("match", "fullmatch", "search", "findall", "finditer", "split", "splititer", "sub", "subf", "subn",
-            "subfn", "prefixmatch")
+MATCHING = (
+    "match",
+    "fullmatch",
+    "search",
+    "findall",
+    "finditer",
+    "split",
+    "splititer",
+    "sub",
+    "subf",
+    "subn",
+    "subfn",
+    "prefixmatch",
+)
 
 
 class RegexTimeout(CheckFailed):
     """The grader's regular-expression work of one test ran out of its budget."""
 
     def __init__(self, seconds: float):
-        super().__init__(f"регулярное выражение не завершилось за {seconds:g} с: похоже, в шаблоне вложенные "
-                         "повторения, и перебор вариантов растёт экспоненциально (catastrophic backtracking)")
+        super().__init__(
+            f"регулярное выражение не завершилось за {seconds:g} с: похоже, в шаблоне вложенные "
+            "повторения, и перебор вариантов растёт экспоненциально (catastrophic backtracking)"
+        )
 
 
 class Budget:
@@ -62,6 +77,7 @@ class Budget:
                 return fn(*args, **kwargs)
             except TimeoutError:
                 raise RegexTimeout(self.seconds) from None
+
         call.__name__ = getattr(fn, "__name__", "regex")
         return call
 
@@ -97,8 +113,10 @@ class OverBudget(BaseException):
     Exception` cannot swallow it)."""
 
     def __init__(self, seconds: float):
-        super().__init__(f"проверка этого теста не завершилась за {seconds:g} с процессорного времени проверяющего: "
-                         "она работает с очень большим или необычным значением из блокнота")
+        super().__init__(
+            f"проверка этого теста не завершилась за {seconds:g} с процессорного времени проверяющего: "
+            "она работает с очень большим или необычным значением из блокнота"
+        )
 
 
 # code where an interrupt would cut the grader's conversation with the kernel in half: wait until it returns
@@ -117,7 +135,7 @@ def cpu_budget(seconds: float):
     def expired(signum, frame):
         while frame is not None:
             if frame.f_code.co_filename in _CHANNEL_CODE:
-                signal.setitimer(signal.ITIMER_VIRTUAL, 0.05)     # talking to the kernel: ask again soon
+                signal.setitimer(signal.ITIMER_VIRTUAL, 0.05)  # talking to the kernel: ask again soon
                 return
             frame = frame.f_back
         raise OverBudget(seconds)

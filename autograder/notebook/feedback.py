@@ -8,6 +8,7 @@ can only carry what was in its kernel. Everything is escaped; only plain text an
 from the outputs are shown (a student's HTML output could run scripts in a reader's browser).
 The page is one self-contained file: no scripts, no fonts or styles from the network.
 """
+
 import base64
 import binascii
 import html
@@ -37,7 +38,7 @@ border-radius:6px;font-size:.9em;margin:.4em 0}
 .message pre{background:#fff8c5;border:1px solid #e9d57a}
 .test{margin:.6em 0 .6em 1.2em} .note{color:#57606a;font-style:italic}
 img{max-width:100%}
-"""
+"""  # noqa: E501
 
 
 def text_of(output) -> tuple[str, str]:
@@ -47,7 +48,7 @@ def text_of(output) -> tuple[str, str]:
         return ("stream", output.get("text", ""))
     if kind == "error":
         lines = output.get("traceback") or [f"{output.get('ename', '')}: {output.get('evalue', '')}"]
-        return ("error", ANSI.sub("", "\n".join(str(l) for l in lines)))
+        return ("error", ANSI.sub("", "\n".join(str(line) for line in lines)))
     if kind in ("display_data", "execute_result"):
         data = output.get("data", {})
         png = data.get("image/png")
@@ -81,8 +82,10 @@ def render_test(test) -> str:
     passed = test.score >= test.max_score
     mark = '<span class="pass">✓ пройден</span>' if passed else '<span class="fail">✗ не пройден</span>'
     body = "" if passed or not test.message else f'<div class="message"><pre>{html.escape(test.message)}</pre></div>'
-    return (f'<div class="test" id="{html.escape(test.name)}"><b>{html.escape(test.name)}</b> — {mark}, '
-            f"баллы: {test.score:g} из {test.max_score:g}{body}</div>")
+    return (
+        f'<div class="test" id="{html.escape(test.name)}"><b>{html.escape(test.name)}</b> — {mark}, '
+        f"баллы: {test.score:g} из {test.max_score:g}{body}</div>"
+    )
 
 
 def feedback_html(result: Result, notebook, release, ran: set, title: str = "") -> str:
@@ -90,16 +93,19 @@ def feedback_html(result: Result, notebook, release, ran: set, title: str = "") 
     tests = {t.name: t for t in result.tests}
     course_ids = {c.get("id") for c in release.cells}
     formatter = HtmlFormatter(nowrap=False)
-    head = (f"<h1>{html.escape(title or result.notebook)}</h1>"
-            f'<p class="meta">Студент: {html.escape(result.student)} · проверено '
-            f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</p>"
-            f'<p class="total">Итог: {result.score:g} из {result.max_score:g}</p>')
+    head = (
+        f"<h1>{html.escape(title or result.notebook)}</h1>"
+        f'<p class="meta">Студент: {html.escape(result.student)} · проверено '
+        f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</p>"
+        f'<p class="total">Итог: {result.score:g} из {result.max_score:g}</p>'
+    )
     if result.status != GRADED:
         return page(result, head + not_graded(result), formatter)
     rows = "".join(
         f'<tr><td><a href="#{html.escape(t.name)}">{html.escape(t.name)}</a></td><td>{t.score:g} / {t.max_score:g}</td>'
-        f'<td>{"<span class=pass>✓</span>" if t.score >= t.max_score else "<span class=fail>✗</span>"}</td></tr>'
-        for t in result.tests)
+        f"<td>{'<span class=pass>✓</span>' if t.score >= t.max_score else '<span class=fail>✗</span>'}</td></tr>"
+        for t in result.tests
+    )
     body = [head, f"<table><tr><th>Тест</th><th>Баллы</th><th></th></tr>{rows}</table>"]
     for i, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
@@ -113,16 +119,18 @@ def feedback_html(result: Result, notebook, release, ran: set, title: str = "") 
             continue
         label = f"Ваше решение: {grade_id(cell)}" if is_solution(cell) else "Ваша ячейка"
         code = highlight(cell.source, PythonLexer(), formatter) if cell.source.strip() else "<pre></pre>"
-        note = "" if i in ran else '<p class="note">При проверке эта ячейка не выполнялась: тесты от неё не зависят.</p>'
+        note = (
+            "" if i in ran else '<p class="note">При проверке эта ячейка не выполнялась: тесты от неё не зависят.</p>'
+        )
         body.append(f"<h2>{html.escape(label)}</h2>{code}{note}{render_outputs(cell.get('outputs', []))}")
     return page(result, "".join(body), formatter)
 
 
 NOT_GRADED = {
     BROKEN: "Файл не удалось прочитать как блокнот Jupyter, поэтому он не проверялся. Откройте его в "
-            "JupyterLab, убедитесь, что он открывается и выполняется, сохраните (File → Save) и сдайте заново.",
+    "JupyterLab, убедитесь, что он открывается и выполняется, сохраните (File → Save) и сдайте заново.",
     ERROR: "Блокнот не удалось проверить по вине проверяющей системы, а не вашей. Преподаватель запустит "
-           "проверку ещё раз; сдавать заново не нужно.",
+    "проверку ещё раз; сдавать заново не нужно.",
     MISSING: "Блокнот не сдан.",
 }
 
@@ -131,13 +139,16 @@ def not_graded(result: Result) -> str:
     """What a student reads when the notebook was not graded: in Russian, what to do, then the
     technical reason as the grader gave it."""
     what = NOT_GRADED.get(result.status, "Блокнот не проверен.")
-    reason = (f'<p class="meta">Техническая причина: <code>{html.escape(result.message)}</code></p>'
-              if result.message else "")
+    reason = (
+        f'<p class="meta">Техническая причина: <code>{html.escape(result.message)}</code></p>' if result.message else ""
+    )
     return f"<p>{html.escape(what)}</p>{reason}"
 
 
 def page(result: Result, body: str, formatter: HtmlFormatter) -> str:
-    return safe_text(f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{html.escape(result.notebook)}: {result.score:g} из {result.max_score:g}</title>"
-            f"<style>{STYLE}{formatter.get_style_defs('.highlight')}</style></head><body>{body}</body></html>")
+    return safe_text(
+        f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(result.notebook)}: {result.score:g} из {result.max_score:g}</title>"
+        f"<style>{STYLE}{formatter.get_style_defs('.highlight')}</style></head><body>{body}</body></html>"
+    )

@@ -7,6 +7,7 @@ a conversation: this scan reads every cell the student wrote or changed (the cou
 unchanged, are not read) and names each suspicious line. The notebook is graded as usual; the
 findings are listed next to its grade for review.
 """
+
 import ast
 import io
 import re
@@ -50,7 +51,9 @@ def _parse(source: str):
         return None
 
 
-def suspicious_lines(source: str, course_lines: frozenset = frozenset(), course_names: frozenset = frozenset()) -> list[str]:
+def suspicious_lines(
+    source: str, course_lines: frozenset = frozenset(), course_names: frozenset = frozenset()
+) -> list[str]:
     """Human-readable findings for one cell's source. A line the course itself has (`course_lines`)
     and a name the course's own notebook uses (`course_names`: 08's hints say base64.b64decode)
     are the course's, not the student's reaching for the machinery."""
@@ -78,13 +81,22 @@ def suspicious_lines(source: str, course_lines: frozenset = frozenset(), course_
             targets = []
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("setattr", "delattr")
+            ):
                 targets = node.args[:1]
             for target in targets:
                 text = ast.unparse(target)
-                if any(text.startswith(m) or f" {m}" in text for m in PROTECTED_MODULES) or "checks" in text.split(".")[:-1]:
-                    found.append(f"строка {getattr(node, 'lineno', '?')}: `{ast.unparse(node)[:120]}` — "
-                                 "подменяет модуль, которым пользуются тесты")
+                if (
+                    any(text.startswith(m) or f" {m}" in text for m in PROTECTED_MODULES)
+                    or "checks" in text.split(".")[:-1]
+                ):
+                    found.append(
+                        f"строка {getattr(node, 'lineno', '?')}: `{ast.unparse(node)[:120]}` — "
+                        "подменяет модуль, которым пользуются тесты"
+                    )
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 module = node.module if isinstance(node, ast.ImportFrom) else None
                 names = [module or ""] + [a.name for a in node.names]
@@ -99,8 +111,11 @@ def tampering(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) 
     fixed = {c.get("id") for c in release.cells if grade_id(c) and not is_solution(c)}
     course_cells = {c.source for c in release.cells if c.cell_type == "code"}
     course_lines = frozenset(line.strip() for source in course_cells for line in source.splitlines() if line.strip())
-    course_names = frozenset(name for name in SUSPICIOUS_NAMES if any(
-        re.search(rf"(?<!\w){re.escape(name)}(?!\w)", c.source) for c in release.cells if c.cell_type == "code"))
+    course_names = frozenset(
+        name
+        for name in SUSPICIOUS_NAMES
+        if any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", c.source) for c in release.cells if c.cell_type == "code")
+    )
     findings = []
     for number, cell in enumerate(submitted.cells, start=1):
         if cell.cell_type != "code" or cell.get("id") in fixed:

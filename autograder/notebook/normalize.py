@@ -7,6 +7,7 @@ cells and the student's own cells are kept, each after the course cell it follow
 submission. The grader takes the test sources (hidden tests included) from the course, never
 from the submission.
 """
+
 import copy
 
 import nbformat
@@ -33,8 +34,8 @@ def restore_course_cells(submitted: nbformat.NotebookNode, release: nbformat.Not
                 answers[g] = answer_cell(cell, originals[g])
             anchor = g
         elif g is None and not nbgrader_meta(cell):
-            cell = copy.deepcopy(cell)                     # a lesson cell or the student's own
-            if cell.get("id") in course_ids:               # e.g. a test cell stripped of its tags
+            cell = copy.deepcopy(cell)  # a lesson cell or the student's own
+            if cell.get("id") in course_ids:  # e.g. a test cell stripped of its tags
                 cell["id"] = f"student-{sum(map(len, after.values()))}"
             after.setdefault(anchor, []).append(cell)
         # anything else (a duplicate, a forged grade_id, a cell with odd nbgrader metadata) is dropped:

@@ -19,6 +19,7 @@ When a wall-clock limit cut the notebook short (a cell interrupted, the notebook
 kernel that had to be killed) and tests were lost to it, a busy machine may be the cause: the
 result is then `error` (never cached; the command asks to run it again), its tests kept for a look.
 """
+
 import builtins
 import time
 from dataclasses import dataclass, field
@@ -28,31 +29,38 @@ from nbformat import NotebookNode
 from traitlets import Bool, Integer
 from traitlets.config import LoggingConfigurable
 
-from ..course.course import CourseNotebook
-from .evaluate import Evaluator
 from ..course.cells import grade_id, is_solution, is_test
+from ..course.course import CourseNotebook
 from ..course.plan import analyse, needed_cells
+from ..wall.session import KernelDied, KernelStuck, error_output
+from .evaluate import Evaluator
 from .results import BROKEN, ERROR, GRADED, Result, TestResult
 from .sanitize import SubmissionError, sanitize
-from ..wall.session import KernelDied, KernelStuck, error_output
 
 
 @dataclass
 class Graded:
     """Everything grading one notebook produced."""
+
     result: Result
-    notebook: NotebookNode | None = None           # the executed submission (None if never run)
-    ran: set = field(default_factory=set)           # indexes of the cells that ran in the kernel
+    notebook: NotebookNode | None = None  # the executed submission (None if never run)
+    ran: set = field(default_factory=set)  # indexes of the cells that ran in the kernel
 
 
 class NotebookGrader(LoggingConfigurable):
     """Grades one submitted notebook of a course notebook in a session (kernel or local)."""
 
-    notebook_timeout = Integer(600, help="Wall-clock seconds for the whole notebook; the cells and tests left "
-                               "after that are not run (those before keep their points).").tag(config=True)
-    run_only_needed = Bool(True, help="Skip the lesson's unchanged demonstrations (cells tagged `demo` in "
-                           "solutions/ that nothing run reads); False runs every cell of the lesson up to "
-                           "its last test.").tag(config=True)
+    notebook_timeout = Integer(
+        600,
+        help="Wall-clock seconds for the whole notebook; the cells and tests left "
+        "after that are not run (those before keep their points).",
+    ).tag(config=True)
+    run_only_needed = Bool(
+        True,
+        help="Skip the lesson's unchanged demonstrations (cells tagged `demo` in "
+        "solutions/ that nothing run reads); False runs every cell of the lesson up to "
+        "its last test.",
+    ).tag(config=True)
 
     def __init__(self, evaluator: Evaluator | None = None, **kwargs):
         super().__init__(**kwargs)
@@ -70,7 +78,7 @@ class NotebookGrader(LoggingConfigurable):
                 graded = self.run(course, notebook, session, student)
         except (KernelDied, KernelStuck) as e:
             return failed(ERROR, f"the sandboxed kernel could not be used: {e}")
-        except Exception as e:   # a fault of the grader: this notebook fails, the class goes on
+        except Exception as e:  # a fault of the grader: this notebook fails, the class goes on
             return failed(ERROR, f"grading failed: {type(e).__name__}: {e}"[:1000])
         graded.result.review = review
         return graded
@@ -86,12 +94,17 @@ class NotebookGrader(LoggingConfigurable):
         cannot change a grade: it never runs (in the full lesson either)."""
         codes = {i: analyse(c.source) for i, c in enumerate(cells) if c.cell_type == "code" and not is_test(c)}
         order = sorted(codes)
-        last_test = max((i for i, c in enumerate(cells) if c.cell_type == "code" and is_test(c)
-                         and grade_id(c) in course.tests), default=-1)
+        last_test = max(
+            (i for i, c in enumerate(cells) if c.cell_type == "code" and is_test(c) and grade_id(c) in course.tests),
+            default=-1,
+        )
         if not self.run_only_needed:
             return set(order), last_test, codes
-        always = {k for k, i in enumerate(order)
-                  if i < last_test and (grade_id(cells[i]) or cells[i].source not in course.demo_sources)}
+        always = {
+            k
+            for k, i in enumerate(order)
+            if i < last_test and (grade_id(cells[i]) or cells[i].source not in course.demo_sources)
+        }
         wanted = course.test_reads | set().union(*(analyse(course.given[g]).reads for g in course.given_in_grader))
         return {order[k] for k in needed_cells([codes[i] for i in order], always, wanted)}, last_test, codes
 
@@ -101,9 +114,9 @@ class NotebookGrader(LoggingConfigurable):
 
         remote = self.evaluator.remote(session)
         given_ns = {"__name__": "__main__", "__builtins__": builtins}
-        errors: dict[str, str] = {}          # grade_id of a solution cell → the error it ended with
+        errors: dict[str, str] = {}  # grade_id of a solution cell → the error it ended with
         tests, ran, stopped = [], set(), None
-        cut = None                           # why a wall-clock limit cut the notebook short, if one did
+        cut = None  # why a wall-clock limit cut the notebook short, if one did
         deadline = time.monotonic() + self.notebook_timeout
         for i, cell in enumerate(cells):
             if cell.cell_type != "code":
@@ -120,12 +133,18 @@ class NotebookGrader(LoggingConfigurable):
                 if stopped:
                     result = TestResult(test.grade_id, 0, test.points, f"NotRun: тест не выполнялся: {stopped}")
                 else:
-                    result = self.evaluator.run_test(test.grade_id, test.source, test.points, given_ns, remote,
-                                                     lambda name: self.explain(name, cells, codes, errors))
+                    result = self.evaluator.run_test(
+                        test.grade_id,
+                        test.source,
+                        test.points,
+                        given_ns,
+                        remote,
+                        lambda name: self.explain(name, cells, codes, errors),
+                    )
                     if session.dead and not stopped:
                         stopped = f"ядро Python остановилось ({session.dead})"
                 tests.append(result)
-                cell.source = test.source      # the instructor's view: the whole test
+                cell.source = test.source  # the instructor's view: the whole test
                 if result.score < result.max_score:
                     cell.outputs = [error_output("TestFailed", result.message)]
                 continue
@@ -140,31 +159,38 @@ class NotebookGrader(LoggingConfigurable):
                 stopped = f"ядро Python остановилось в ячейке {i + 1}"
                 if isinstance(e, KernelStuck):
                     cut = f"ядро Python не ответило на прерывание в ячейке {i + 1} и было остановлено"
-                cell.outputs = [error_output("DeadKernelError", f"Ядро Python остановилось в этой ячейке ({e}); "
-                                             "следующие ячейки не выполнялись")]
+                cell.outputs = [
+                    error_output(
+                        "DeadKernelError",
+                        f"Ядро Python остановилось в этой ячейке ({e}); следующие ячейки не выполнялись",
+                    )
+                ]
                 continue
             ran.add(i)
             cell.outputs = run.outputs
-            if run.timed_out:      # a wall-clock cut (the grader's), never an exception the student named Timeout
+            if run.timed_out:  # a wall-clock cut (the grader's), never an exception the student named Timeout
                 cut = cut or f"ячейка {i + 1} прервана: работала дольше {run.timed_out:g} с"
-                cell.outputs.append(error_output("Timeout", f"Ячейка работала дольше {run.timed_out:g} с и была "
-                                                 "прервана"))
+                cell.outputs.append(
+                    error_output("Timeout", f"Ячейка работала дольше {run.timed_out:g} с и была прервана")
+                )
             if run.error and is_solution(cell):
                 errors[grade_id(cell)] = f"{run.error[0]}: {run.error[1]}"
             if grade_id(cell) in course.given_in_grader:
                 try:
                     self.evaluator.run_given(course.given[grade_id(cell)], given_ns, remote)
-                except Exception as e:   # the tests that need it say so (a missing name)
+                except Exception as e:  # the tests that need it say so (a missing name)
                     errors[grade_id(cell)] = f"{type(e).__name__}: {e}"
         score = sum(t.score for t in tests)
         failed = [t.name for t in tests if t.score < t.max_score]
         message = f"failed: {', '.join(failed)}" if failed else "all tests passed"
         result = Result(student, course.name, score, course.max_score, GRADED, message, tests)
         if cut and failed:
-            result.status, result.score = ERROR, 0      # like every error: 0 until a run grades it
-            result.message = (f"cut short by a wall-clock limit ({cut}), and {len(failed)} test(s) did not pass: "
-                              "a busy machine can do this; run the command again to retry it (if it happens "
-                              "again, the notebook itself is too slow)")
+            result.status, result.score = ERROR, 0  # like every error: 0 until a run grades it
+            result.message = (
+                f"cut short by a wall-clock limit ({cut}), and {len(failed)} test(s) did not pass: "
+                "a busy machine can do this; run the command again to retry it (if it happens "
+                "again, the notebook itself is too slow)"
+            )
         return Graded(result, notebook, ran)
 
     @staticmethod

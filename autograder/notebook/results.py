@@ -3,6 +3,7 @@
 Every text of a result is made writable on construction (`safe_text`): a student's exception message
 may hold lone surrogates ("\\udcff"), which no UTF-8 file, CSV, page or database takes.
 """
+
 from dataclasses import asdict, dataclass, field
 
 GRADED, MISSING, BROKEN, ERROR = "graded", "missing", "broken", "error"
@@ -50,8 +51,8 @@ class Result:
     status: str
     message: str = ""
     tests: list[TestResult] = field(default_factory=list)
-    review: list[str] = field(default_factory=list)   # code the instructor may want to look at
-    feedback_error: str = ""                             # why there is no feedback page, if there is none
+    review: list[str] = field(default_factory=list)  # code the instructor may want to look at
+    feedback_error: str = ""  # why there is no feedback page, if there is none
 
     def __post_init__(self):
         self.student, self.notebook = safe_text(self.student), safe_text(self.notebook)

@@ -6,6 +6,7 @@ have odd metadata, an old nbformat — this step either returns the notebook put
 course's shape (autograder.notebook.normalize) with the guard's findings for the instructor, or raises
 SubmissionError saying what is wrong. It never raises anything else.
 """
+
 import json
 from pathlib import Path
 
@@ -15,8 +16,8 @@ from .guard import tampering
 from .normalize import restore_course_cells
 
 MAX_NOTEBOOK_BYTES = 50 * 2**20
-MAX_CELLS = 2000                 # the course's notebooks have about a hundred
-MAX_CODE_CHARS = 2 * 2**20       # all code cells together; outputs do not count
+MAX_CELLS = 2000  # the course's notebooks have about a hundred
+MAX_CODE_CHARS = 2 * 2**20  # all code cells together; outputs do not count
 
 
 class SubmissionError(ValueError):
@@ -38,8 +39,10 @@ def read_submission(path: Path) -> nbformat.NotebookNode:
     except UnicodeDecodeError:
         raise SubmissionError("the file is not UTF-8 text (is it really a .ipynb?)") from None
     except json.JSONDecodeError as e:
-        raise SubmissionError(f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                              "the notebook was probably damaged while saving or uploading") from None
+        raise SubmissionError(
+            f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
+            "the notebook was probably damaged while saving or uploading"
+        ) from None
     except RecursionError:
         raise SubmissionError("JSON nested too deeply to be a notebook") from None
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
@@ -54,7 +57,9 @@ def read_submission(path: Path) -> nbformat.NotebookNode:
     except Exception as e:  # nbformat raises several kinds of errors for malformed notebooks
         raise SubmissionError(f"not a readable Jupyter notebook: {type(e).__name__}: {e}"[:500]) from None
     if len(notebook.cells) > MAX_CELLS:
-        raise SubmissionError(f"{len(notebook.cells)} cells, more than a notebook of this course can have ({MAX_CELLS})")
+        raise SubmissionError(
+            f"{len(notebook.cells)} cells, more than a notebook of this course can have ({MAX_CELLS})"
+        )
     code = sum(len(c.source) for c in notebook.cells if c.cell_type == "code")
     if code > MAX_CODE_CHARS:
         raise SubmissionError(f"{code} characters of code, more than a notebook of this course can have")
@@ -67,10 +72,11 @@ def sanitize(path: Path, release: nbformat.NotebookNode) -> tuple[nbformat.Noteb
     try:
         notebook = restore_course_cells(notebook, release)
     except Exception as e:
-        raise SubmissionError(f"the notebook's cells could not be matched to the course: "
-                              f"{type(e).__name__}: {e}"[:500]) from None
+        raise SubmissionError(
+            f"the notebook's cells could not be matched to the course: {type(e).__name__}: {e}"[:500]
+        ) from None
     try:
         review = tampering(notebook, release)
-    except Exception as e:   # a report only: it must never stop grading, and its failure is reported
+    except Exception as e:  # a report only: it must never stop grading, and its failure is reported
         review = [f"проверка на подмену не выполнилась ({type(e).__name__}: {e}"[:300] + "): прочитайте код сами"]
     return notebook, review

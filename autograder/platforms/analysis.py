@@ -6,6 +6,7 @@ distribution of scores. Written as OUT/item_analysis.csv and OUT/item_analysis.h
 matplotlib plots, embedded). Only graded notebooks count: a missing or broken one has no tests.
 Messages come from tests about students' values: the page escapes them.
 """
+
 import base64
 import csv
 import html
@@ -13,11 +14,20 @@ import io
 from collections import Counter
 from pathlib import Path
 
-from .report import points
 from ..notebook.results import GRADED, Result
+from .report import points
 
-FIELDS = ["notebook", "test", "max_points", "graded", "failed", "failed_share", "mean_points", "most_common_message",
-          "students_with_it"]
+FIELDS = [
+    "notebook",
+    "test",
+    "max_points",
+    "graded",
+    "failed",
+    "failed_share",
+    "mean_points",
+    "most_common_message",
+    "students_with_it",
+]
 
 
 def item_rows(results: list[Result]) -> list[dict]:
@@ -26,8 +36,9 @@ def item_rows(results: list[Result]) -> list[dict]:
         if r.status != GRADED:
             continue
         for t in r.tests:
-            row = stats.setdefault((r.notebook, t.name), {"max": t.max_score, "n": 0, "failed": 0, "sum": 0.0,
-                                                          "messages": Counter()})
+            row = stats.setdefault(
+                (r.notebook, t.name), {"max": t.max_score, "n": 0, "failed": 0, "sum": 0.0, "messages": Counter()}
+            )
             row["n"] += 1
             row["sum"] += t.score
             if t.score < t.max_score:
@@ -36,10 +47,19 @@ def item_rows(results: list[Result]) -> list[dict]:
     rows = []
     for (notebook, test), row in stats.items():
         message, count = row["messages"].most_common(1)[0] if row["messages"] else ("", 0)
-        rows.append({"notebook": notebook, "test": test, "max_points": points(row["max"]), "graded": row["n"],
-                     "failed": row["failed"], "failed_share": f"{row['failed'] / row['n']:.2f}",
-                     "mean_points": f"{row['sum'] / row['n']:.2f}", "most_common_message": message,
-                     "students_with_it": count})
+        rows.append(
+            {
+                "notebook": notebook,
+                "test": test,
+                "max_points": points(row["max"]),
+                "graded": row["n"],
+                "failed": row["failed"],
+                "failed_share": f"{row['failed'] / row['n']:.2f}",
+                "mean_points": f"{row['sum'] / row['n']:.2f}",
+                "most_common_message": message,
+                "students_with_it": count,
+            }
+        )
     return rows
 
 
@@ -54,8 +74,10 @@ def scores_by_notebook(results: list[Result]) -> dict[str, tuple[list[float], fl
 def plot(draw) -> str:
     """A matplotlib figure drawn by `draw(ax)`, as an <img> with an embedded PNG."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(6, 2.6))
     draw(ax)
     fig.tight_layout()
@@ -73,23 +95,45 @@ def write_item_analysis(results: list[Result], out: Path) -> tuple[Path, Path]:
         writer.writeheader()
         writer.writerows(rows)
     esc = lambda value: html.escape(str(value))
-    parts = ["<!doctype html><meta charset='utf-8'><title>Анализ заданий</title>",
-             "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td,th{border-bottom:1px solid #ddd;"
-             "padding:3px 6px;text-align:left;vertical-align:top}table{border-collapse:collapse}</style>",
-             "<h1>Анализ заданий класса</h1>"]
+    parts = [
+        "<!doctype html><meta charset='utf-8'><title>Анализ заданий</title>",
+        "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td,th{border-bottom:1px solid #ddd;"
+        "padding:3px 6px;text-align:left;vertical-align:top}table{border-collapse:collapse}</style>",
+        "<h1>Анализ заданий класса</h1>",
+    ]
     for notebook, (scores, maximum) in scores_by_notebook(results).items():
-        parts.append(f"<h2>{esc(notebook)}</h2><p>сдали и проверено: {len(scores)}, средний балл "
-                     f"{sum(scores) / len(scores):.1f} из {points(maximum)}</p>")
-        parts.append(plot(lambda ax: (ax.hist(scores, bins=min(20, int(maximum) + 1 or 1), range=(0, maximum or 1)),
-                                      ax.set_xlabel("баллы"), ax.set_ylabel("студентов"))))
+        parts.append(
+            f"<h2>{esc(notebook)}</h2><p>сдали и проверено: {len(scores)}, средний балл "
+            f"{sum(scores) / len(scores):.1f} из {points(maximum)}</p>"
+        )
+        parts.append(
+            plot(
+                lambda ax: (
+                    ax.hist(scores, bins=min(20, int(maximum) + 1 or 1), range=(0, maximum or 1)),  # noqa: B023
+                    ax.set_xlabel("баллы"),
+                    ax.set_ylabel("студентов"),
+                )
+            )
+        )
         mine = [r for r in rows if r["notebook"] == notebook]
-        parts.append(plot(lambda ax: (ax.barh([r["test"] for r in mine][::-1], [float(r["failed_share"]) for r in mine][::-1]),
-                                      ax.set_xlim(0, 1), ax.set_xlabel("доля не прошедших тест"))))
-        parts.append("<table><tr><th>тест</th><th>баллы</th><th>не прошли</th><th>средний балл</th>"
-                     "<th>самое частое сообщение</th></tr>")
-        parts += [f"<tr><td>{esc(r['test'])}</td><td>{esc(r['max_points'])}</td><td>{r['failed']} из {r['graded']}</td>"
-                  f"<td>{esc(r['mean_points'])}</td><td>{esc(r['most_common_message'])} ({r['students_with_it']})</td></tr>"
-                  for r in mine]
+        parts.append(
+            plot(
+                lambda ax: (
+                    ax.barh([r["test"] for r in mine][::-1], [float(r["failed_share"]) for r in mine][::-1]),  # noqa: B023
+                    ax.set_xlim(0, 1),
+                    ax.set_xlabel("доля не прошедших тест"),
+                )
+            )
+        )
+        parts.append(
+            "<table><tr><th>тест</th><th>баллы</th><th>не прошли</th><th>средний балл</th>"
+            "<th>самое частое сообщение</th></tr>"
+        )
+        parts += [
+            f"<tr><td>{esc(r['test'])}</td><td>{esc(r['max_points'])}</td><td>{r['failed']} из {r['graded']}</td>"
+            f"<td>{esc(r['mean_points'])}</td><td>{esc(r['most_common_message'])} ({r['students_with_it']})</td></tr>"
+            for r in mine
+        ]
         parts.append("</table>")
     html_path.write_text("\n".join(parts), encoding="utf-8", errors="backslashreplace")
     return csv_path, html_path

@@ -8,6 +8,7 @@ Canvas applies its own late policy in its gradebook; its export is not handled h
 The penalty (nbgrader's late-submission plugin idea): `percent` of the grade per started day
 late, never below 0, applied to the exported totals only; grades.csv keeps the raw points.
 """
+
 import csv
 import math
 import re
@@ -18,11 +19,27 @@ from pathlib import Path
 from .lms import MOODLE_STRINGS
 
 SUBMITTED = {"en": "Last modified (submission)", "ru": "Последнее изменение (ответ)"}
-MONTHS = {name: number for number, names in enumerate([
-    ("january", "января", "январь"), ("february", "февраля", "февраль"), ("march", "марта", "март"),
-    ("april", "апреля", "апрель"), ("may", "мая", "май"), ("june", "июня", "июнь"), ("july", "июля", "июль"),
-    ("august", "августа", "август"), ("september", "сентября", "сентябрь"), ("october", "октября", "октябрь"),
-    ("november", "ноября", "ноябрь"), ("december", "декабря", "декабрь")], start=1) for name in names}
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "января", "январь"),
+            ("february", "февраля", "февраль"),
+            ("march", "марта", "март"),
+            ("april", "апреля", "апрель"),
+            ("may", "мая", "май"),
+            ("june", "июня", "июнь"),
+            ("july", "июля", "июль"),
+            ("august", "августа", "август"),
+            ("september", "сентября", "сентябрь"),
+            ("october", "октября", "октябрь"),
+            ("november", "ноября", "ноябрь"),
+            ("december", "декабря", "декабрь"),
+        ],
+        start=1,
+    )
+    for name in names
+}
 WHEN = re.compile(r"(\d{1,2})\s+([^\W\d_]+)\s+(\d{4}),?\s+(\d{1,2}):(\d{2})(?:\s*([AaPp][Mm]))?")
 
 
@@ -48,19 +65,20 @@ def moodle_submission_times(path: Path) -> dict[str, datetime]:
             found = {}
             for row in rows[1:]:
                 when = moodle_time(row[times]) if len(row) > times else None
-                student = row[ids].strip()[len(prefix):].strip() if len(row) > ids else ""
+                student = row[ids].strip()[len(prefix) :].strip() if len(row) > ids else ""
                 if when and student.isdigit():
                     found[student] = when
             return found
-    raise ValueError(f"{path}: not a Moodle grading worksheet (no Identifier and Last modified (submission) "
-                     "columns, en or ru)")
+    raise ValueError(
+        f"{path}: not a Moodle grading worksheet (no Identifier and Last modified (submission) columns, en or ru)"
+    )
 
 
 @dataclass
 class Late:
     student: str
     submitted: datetime
-    days: int            # started days after the due date
+    days: int  # started days after the due date
 
 
 def late_students(times: dict[str, datetime], due: datetime) -> list[Late]:

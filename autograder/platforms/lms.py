@@ -10,23 +10,38 @@ one in Moodle (so "last modified" is the time of writing). Feedback files go in 
 are named `Full Name_<participant id>_assignsubmission_file_` (mod/assign/feedback/file/
 importziplib.php splits each folder name at `_` and reads the id from the second part).
 """
+
 import csv
 import re
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .report import by_student, feedback_comment, points
 from ..notebook.results import BROKEN, Result, safe_text
+from .report import by_student, feedback_comment, points
 
 # The language strings Moodle's importer looks for (lang/en and the Russian language pack):
 # recordid, grade (core), lastmodifiedgrade, hiddenuser (the id's prefix, cut off by its length),
 # and the optional columns: fullname, maxgrade, the feedback comments plugin's name.
 MOODLE_STRINGS = {
-    "en": {"id": "Identifier", "name": "Full name", "grade": "Grade", "max": "Maximum Grade",
-           "modified": "Last modified (grade)", "comments": "Feedback comments", "participant": "Participant "},
-    "ru": {"id": "Идентификатор", "name": "Полное имя", "grade": "Оценка", "max": "Максимальная оценка",
-           "modified": "Последнее изменение (оценка)", "comments": "Отзыв в виде комментария", "participant": "Участник"},
+    "en": {
+        "id": "Identifier",
+        "name": "Full name",
+        "grade": "Grade",
+        "max": "Maximum Grade",
+        "modified": "Last modified (grade)",
+        "comments": "Feedback comments",
+        "participant": "Participant ",
+    },
+    "ru": {
+        "id": "Идентификатор",
+        "name": "Полное имя",
+        "grade": "Оценка",
+        "max": "Максимальная оценка",
+        "modified": "Последнее изменение (оценка)",
+        "comments": "Отзыв в виде комментария",
+        "participant": "Участник",
+    },
 }
 MOODLE_ORDER = ["id", "name", "grade", "max", "modified", "comments"]  # comments never first: Moodle skips column 0
 
@@ -50,8 +65,14 @@ def guess_language(roster: dict[str, str]) -> str:
     return "ru" if roster and cyrillic * 2 > len(roster) else "en"
 
 
-def write_moodle_worksheet(results: list[Result], roster: dict[str, str], path: Path, language: str = "en",
-                           now: datetime | None = None, late: dict | None = None) -> Path:
+def write_moodle_worksheet(
+    results: list[Result],
+    roster: dict[str, str],
+    path: Path,
+    language: str = "en",
+    now: datetime | None = None,
+    late: dict | None = None,
+) -> Path:
     """Moodle's grading worksheet in the given interface language; one row per student. `late`:
     student → (days late, penalty percent per day), applied to the grade and said in the comment."""
     strings = MOODLE_STRINGS[language]
@@ -63,14 +84,23 @@ def write_moodle_worksheet(results: list[Result], roster: dict[str, str], path: 
             grade, comment = total(rows), feedback_comment(rows)
             broken = [r.notebook for r in rows if r.status == BROKEN]
             if broken:
-                comment += (f". Файл не читается ({', '.join(broken)}): откройте его в Jupyter, сохраните и "
-                            "сдайте заново")
+                comment += (
+                    f". Файл не читается ({', '.join(broken)}): откройте его в Jupyter, сохраните и сдайте заново"
+                )
             if late and student in late:
                 days, percent = late[student]
                 grade = max(0.0, round(grade * (1 - percent / 100 * days), 2))
                 comment += f". Сдано с опозданием на {days} дн.: штраф {percent:g}% за день, итог {points(grade)}"
-            writer.writerow([f"{strings['participant']}{student}", safe_text(roster.get(student, student)), points(grade),
-                             points(sum(r.max_score for r in rows)), modified, comment])
+            writer.writerow(
+                [
+                    f"{strings['participant']}{student}",
+                    safe_text(roster.get(student, student)),
+                    points(grade),
+                    points(sum(r.max_score for r in rows)),
+                    modified,
+                    comment,
+                ]
+            )
     return path
 
 
@@ -80,7 +110,9 @@ def moodle_folder(name: str, student: str) -> str:
     return f"{clean}_{student}_assignsubmission_file_"
 
 
-def write_moodle_feedback_zip(feedback: Path, roster: dict[str, str], students: list[str], path: Path) -> tuple[Path, int]:
+def write_moodle_feedback_zip(
+    feedback: Path, roster: dict[str, str], students: list[str], path: Path
+) -> tuple[Path, int]:
     """The feedback pages (feedback/<id>/<notebook>.html) in Moodle's folder naming, for
     "Upload multiple feedback files in a zip". Only numeric (Moodle participant) ids can match."""
     count = 0

@@ -1,4 +1,5 @@
 """What grading produces: grades.csv, the grade table, and a per-test report."""
+
 import csv
 import json
 import re
@@ -31,8 +32,9 @@ def write_grades_csv(results: list[Result], path: Path) -> Path:
         writer = csv.writer(f)
         writer.writerow(CSV_FIELDS)
         for r in results:
-            writer.writerow([r.student, r.notebook, points(r.score), points(r.max_score), r.status,
-                             r.message.replace("\n", " | ")])
+            writer.writerow(
+                [r.student, r.notebook, points(r.score), points(r.max_score), r.status, r.message.replace("\n", " | ")]
+            )
     return path
 
 
@@ -67,13 +69,22 @@ def write_wide_csv(results: list[Result], notebooks: list[str], path: Path, pend
         writer.writerow(["student_id", *notebooks, "total", "max_total", "status"])
         for student, rows in by_student(results).items():
             scores = {r.notebook: r.score for r in rows}
-            writer.writerow([student, *("" if n.split("_")[0] in waiting.get(student, ()) else points(scores.get(n, 0))
-                                        for n in notebooks),
-                             points(sum(scores.values())), points(sum(r.max_score for r in rows)),
-                             f"not graded yet: {', '.join(waiting[student])}" if student in waiting
-                             else student_status(rows)])
+            writer.writerow(
+                [
+                    student,
+                    *(
+                        "" if n.split("_")[0] in waiting.get(student, ()) else points(scores.get(n, 0))
+                        for n in notebooks
+                    ),
+                    points(sum(scores.values())),
+                    points(sum(r.max_score for r in rows)),
+                    f"not graded yet: {', '.join(waiting[student])}" if student in waiting else student_status(rows),
+                ]
+            )
         for student in sorted(set(waiting) - {r.student for r in results}):
-            writer.writerow([student, *("" for _ in notebooks), "", "", f"not graded yet: {', '.join(waiting[student])}"])
+            writer.writerow(
+                [student, *("" for _ in notebooks), "", "", f"not graded yet: {', '.join(waiting[student])}"]
+            )
     return path
 
 
@@ -89,7 +100,9 @@ def read_roster(folder: Path) -> dict[str, str]:
 def write_roster(names: dict[str, str], folder: Path) -> Path:
     path = Path(folder) / "roster.csv"
     with open(path, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows([("student_id", "name"), *sorted((safe_text(k), safe_text(v)) for k, v in names.items())])
+        csv.writer(f).writerows(
+            [("student_id", "name"), *sorted((safe_text(k), safe_text(v)) for k, v in names.items())]
+        )
     return path
 
 
@@ -101,7 +114,9 @@ def feedback_comment(rows: list[Result]) -> str:
     """A line for the student: points per notebook (in Russian), and what went wrong, if anything."""
     parts = []
     for r in rows:
-        note = {MISSING: " (не сдан)", BROKEN: " (файл не читается)", ERROR: " (не удалось проверить)"}.get(r.status, "")
+        note = {MISSING: " (не сдан)", BROKEN: " (файл не читается)", ERROR: " (не удалось проверить)"}.get(
+            r.status, ""
+        )
         parts.append(f"{r.notebook}: {points(r.score)} из {points(r.max_score)}{note}")
     return "; ".join(parts)
 
@@ -116,7 +131,9 @@ def write_canvas_import(results: list[Result], roster: dict[str, str], assignmen
         writer.writerow([*CANVAS_COLUMNS, assignment])
         writer.writerow(["    Points Possible", "", "", "", "", points(maximum)])
         for student, rows in students.items():
-            writer.writerow([safe_text(roster.get(student, student)), student, "", "", "", points(sum(r.score for r in rows))])
+            writer.writerow(
+                [safe_text(roster.get(student, student)), student, "", "", "", points(sum(r.score for r in rows))]
+            )
     return path
 
 
@@ -155,7 +172,8 @@ def grade_table(results: list[Result], notebooks: list[str], names: dict[str, st
 def test_report(result: Result) -> str:
     """Each test of one notebook with its points and, if it failed, why (for a student: in Russian)."""
     status = {"graded": "проверен", "broken": "файл не читается", "error": "не удалось проверить"}.get(
-        result.status, result.status)
+        result.status, result.status
+    )
     lines = [f"{result.notebook}: {points(result.score)} из {points(result.max_score)} ({status})"]
     if result.status != GRADED:
         lines.append("  " + result.message)

@@ -6,6 +6,7 @@ are parsed by `LmsCollector`, an nbgrader zip_collect plugin, so the same rules 
 `nbgrader zip_collect`. Anything that does not fit is reported, never silently dropped; when a
 student submitted one notebook twice, the newer file is used and the other is reported.
 """
+
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -14,9 +15,9 @@ from pathlib import Path
 from nbgrader.plugins import FileNameCollectorPlugin
 from traitlets import Enum
 
-STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")   # never "", ".", ".." or a path
+STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")  # never "", ".", ".." or a path
 IGNORED = {".ipynb_checkpoints", "__MACOSX", ".DS_Store"}
-COPY_SUFFIX = re.compile(r"(?:-(\d+)| \((\d+)\))$")   # Canvas "-1", a browser's " (1)"
+COPY_SUFFIX = re.compile(r"(?:-(\d+)| \((\d+)\))$")  # Canvas "-1", a browser's " (1)"
 MAX_NOTEBOOK_BYTES = 50 * 2**20
 
 # File-name rules of the learning platforms' "download all submissions" exports. Identity comes
@@ -28,7 +29,7 @@ LMS_PATTERNS = {
     # replaced by spaces, so the first "_" ends the name and the digits after it are the id.
     "moodle": r"^(?P<name>[^_/]*)_(?P<student_id>\d+)_assignsubmission_file_/?(?P<file_id>.+)$",
     # Canvas: "petrovivan_late_12345_678910_02_x-1.ipynb" (the name: letters only, no "_")
-    "canvas": r"^(?P<name>[^\W_]*)_(?P<late>late_|LATE_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_(?P<file_id>[^/]+)$",
+    "canvas": r"^(?P<name>[^\W_]*)_(?P<late>late_|LATE_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_(?P<file_id>[^/]+)$",  # noqa: E501
     # a zip of the folder layout itself: "ivanov/02_x.ipynb" or "class/ivanov/02_x.ipynb"
     "folders": r"^(?:[^/]+/)?(?P<student_id>[^/]+)/(?P<file_id>[^/]+)$",
 }
@@ -58,7 +59,7 @@ class LmsCollector(FileNameCollectorPlugin):
     def _match(self, filename: str):
         if self.named_regexp:
             return super()._match(filename)
-        if filename.startswith("/"):   # zip_collect passes …/extracted/<archive name>/<the zip's own path>
+        if filename.startswith("/"):  # zip_collect passes …/extracted/<archive name>/<the zip's own path>
             filename = filename.partition("/extracted/")[2].partition("/")[2]
         names = list(LMS_PATTERNS) if self.lms == "auto" else [self.lms]
         for name in names:
@@ -71,8 +72,9 @@ class LmsCollector(FileNameCollectorPlugin):
 @dataclass
 class Problem:
     """A file or a student the grader could not use as given, for the instructor to look at."""
-    file: str = ""          # the file as the instructor named it (in the folder or the zip), if one
-    student_id: str = ""    # whose, if known
+
+    file: str = ""  # the file as the instructor named it (in the folder or the zip), if one
+    student_id: str = ""  # whose, if known
     problem: str = ""
 
     def __str__(self):
@@ -82,17 +84,17 @@ class Problem:
 @dataclass
 class Class:
     students: dict[str, dict[str, Path]] = field(default_factory=dict)  # student → notebook → file
-    problems: list[Problem] = field(default_factory=list)               # what could not be used
+    problems: list[Problem] = field(default_factory=list)  # what could not be used
 
 
 def course_name(filename: str, notebooks: list[str]) -> tuple[str | None, int]:
     """The course notebook a file name stands for, and its copy number (0 for the original)."""
-    stem = filename[:-len(".ipynb")] if filename.endswith(".ipynb") else None
+    stem = filename[: -len(".ipynb")] if filename.endswith(".ipynb") else None
     if stem is None:
         return None, 0
     copy = COPY_SUFFIX.search(stem)
     number = int(next(g for g in copy.groups() if g)) if copy else 0
-    stem = stem[:copy.start()] if copy else stem
+    stem = stem[: copy.start()] if copy else stem
     return (stem if stem in notebooks else None), number
 
 
@@ -100,8 +102,9 @@ def keep_newest(found: Class, student: str, name: str, path: Path, rank) -> None
     files = found.students.setdefault(student, {})
     if name in files:
         older, newer = sorted([files[name], path], key=rank)
-        found.problems.append(Problem("", student, f"two submissions of {name}; graded {newer.name}, "
-                                                   f"ignored {older.name}"))
+        found.problems.append(
+            Problem("", student, f"two submissions of {name}; graded {newer.name}, ignored {older.name}")
+        )
         path = newer
     files[name] = path
 
@@ -118,10 +121,14 @@ def find_submissions(folder: Path, notebooks: list[str], renames: dict | None = 
         if entry.name in IGNORED or entry.name.startswith("."):
             continue
         if not entry.is_dir():
-            found.problems.append(Problem(entry.name, "", "not in a student folder (expected <student_id>/<notebook>.ipynb)"))
+            found.problems.append(
+                Problem(entry.name, "", "not in a student folder (expected <student_id>/<notebook>.ipynb)")
+            )
             continue
         if not usable_id(entry.name):
-            found.problems.append(Problem(f"{entry.name}/", "", "not a usable student id (letters, digits, _ . @ - only)"))
+            found.problems.append(
+                Problem(f"{entry.name}/", "", "not a usable student id (letters, digits, _ . @ - only)")
+            )
             continue
         found.students[entry.name] = {}
         for path in sorted(entry.rglob("*")):
@@ -132,24 +139,34 @@ def find_submissions(folder: Path, notebooks: list[str], renames: dict | None = 
             if name and path.parent == entry:
                 keep_newest(found, entry.name, name, path, rank=lambda p: (p.stat().st_mtime, p.name))
             else:
-                found.problems.append(Problem(f"{entry.name}/{path.relative_to(entry)}", entry.name, "not a course notebook "
-                                              f"(expected one of: {', '.join(n + '.ipynb' for n in notebooks)})"))
+                found.problems.append(
+                    Problem(
+                        f"{entry.name}/{path.relative_to(entry)}",
+                        entry.name,
+                        f"not a course notebook (expected one of: {', '.join(n + '.ipynb' for n in notebooks)})",
+                    )
+                )
     return found
 
 
-def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "",
-               lms: str = "auto", renames: dict | None = None) -> tuple[list[Problem], dict[str, str]]:
+def import_zip(
+    archive: Path, dest: Path, notebooks: list[str], pattern: str = "", lms: str = "auto", renames: dict | None = None
+) -> tuple[list[Problem], dict[str, str]]:
     """Unpack the course notebooks of an LMS export into dest/<student_id>/<notebook>.ipynb.
 
     Returns the problems (files that matched no student or notebook, unusable ids, duplicates,
     oversized files) and the students' names as the export gives them (student_id → name).
     Under `lms="auto"` one platform's rule is chosen for the whole zip (`which_lms`)."""
     problems, chosen, names = [], {}, {}  # chosen: (student, notebook) → (rank, zip entry)
-    late = set()                          # entries Canvas marks late
+    late = set()  # entries Canvas marks late
     dest = Path(dest)
     with zipfile.ZipFile(archive) as zf:
-        entries = [e for e in zf.infolist() if not e.is_dir() and not any(
-            p in IGNORED or (p.startswith(".") and p not in (".", "..")) for p in e.filename.split("/"))]
+        entries = [
+            e
+            for e in zf.infolist()
+            if not e.is_dir()
+            and not any(p in IGNORED or (p.startswith(".") and p not in (".", "..")) for p in e.filename.split("/"))
+        ]
         for entry in [e for e in entries if {".", ".."} & set(e.filename.split("/"))]:
             problems.append(Problem(entry.filename, "", "a path with . or .. in it; not used"))
             entries.remove(entry)
@@ -166,8 +183,14 @@ def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "
                 continue
             student = info["student_id"]
             if not usable_id(student):
-                problems.append(Problem(entry.filename, "", f"not a usable student id {student!r} "
-                                        "(letters, digits, _ . @ - only, not starting with a dot); not used"))
+                problems.append(
+                    Problem(
+                        entry.filename,
+                        "",
+                        f"not a usable student id {student!r} "
+                        "(letters, digits, _ . @ - only, not starting with a dot); not used",
+                    )
+                )
                 continue
             names[student] = info.get("name") or student
             name, copy = course_name(Path(info["file_id"]).name, notebooks)
@@ -178,21 +201,34 @@ def import_zip(archive: Path, dest: Path, notebooks: list[str], pattern: str = "
             if info.get("late"):
                 late.add(entry.filename)
             if entry.file_size > MAX_NOTEBOOK_BYTES:
-                problems.append(Problem(entry.filename, student, f"{entry.file_size} bytes, too large for a notebook; not used"))
+                problems.append(
+                    Problem(entry.filename, student, f"{entry.file_size} bytes, too large for a notebook; not used")
+                )
                 continue
             rank = (copy, entry.date_time, entry.filename)
             key = (student, name)
             if key in chosen:
                 older, newer = sorted([chosen[key], (rank, entry)], key=lambda x: x[0])
-                problems.append(Problem(older[1].filename, student, f"two submissions of {name}; graded "
-                                        f"{newer[1].filename}, ignored {older[1].filename}"))
+                problems.append(
+                    Problem(
+                        older[1].filename,
+                        student,
+                        f"two submissions of {name}; graded {newer[1].filename}, ignored {older[1].filename}",
+                    )
+                )
                 chosen[key] = newer
             else:
                 chosen[key] = (rank, entry)
         for (student, name), (_, entry) in chosen.items():
-            if entry.filename in late:     # reported, not penalised: Canvas applies its own late policy
-                problems.append(Problem(entry.filename, student, f"Canvas marks this submission of {name} late "
-                                        "(graded as usual; Canvas's late policy applies in its gradebook)"))
+            if entry.filename in late:  # reported, not penalised: Canvas applies its own late policy
+                problems.append(
+                    Problem(
+                        entry.filename,
+                        student,
+                        f"Canvas marks this submission of {name} late "
+                        "(graded as usual; Canvas's late policy applies in its gradebook)",
+                    )
+                )
             target = inside(dest, student, f"{name}.ipynb")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(zf.read(entry))  # written by our name: no path from the zip is used

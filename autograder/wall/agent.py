@@ -16,6 +16,7 @@ The grader sends this module's source into the sandbox, where it is installed as
 `_bpe_agent` (with `wire` as `_bpe_wire`); it imports the standard library only, and the course's
 check helpers where they are installed (`check_helpers`).
 """
+
 import gc
 import json
 import signal
@@ -23,19 +24,19 @@ import sys
 import traceback
 
 
-
 class CallTimedOut(BaseException):
     """The CPU-time limit of one call ran out (a BaseException, so `except Exception` keeps out).
     The answer says which limit: {"timeout": "cpu"}, or "wall" for the host's wall-clock limit (a subclass)."""
+
     kind = "cpu"
 
 
 class Agent:
     def __init__(self, namespace: dict, wire):
-        self.namespace = namespace          # the notebook's globals
+        self.namespace = namespace  # the notebook's globals
         self.wire = wire
         self.iterators: dict[int, object] = {}
-        self.helpers = check_helpers()      # taken before the notebook's code runs (see check_helpers)
+        self.helpers = check_helpers()  # taken before the notebook's code runs (see check_helpers)
 
     def handle(self, request: dict) -> dict:
         """Answer one request; the answer always comes, whatever student code did."""
@@ -80,13 +81,13 @@ class Agent:
         args = [self.argument(a) for a in request["args"]]
         kwargs = {k: self.argument(a) for k, a in request.get("kwargs", {}).items()}
         helper = request.get("helper")
-        if helper:   # a check helper from bpe_course.checks applied here, next to the function
+        if helper:  # a check helper from bpe_course.checks applied here, next to the function
             if helper not in self.helpers:
                 return {"error": {"type": "NameError", "message": f"no check helper {helper!r}", "where": ""}}
             target, args = self.helpers[helper], [function, *args]
         else:
             target = function
-        if request.get("gc_off"):     # timed by the grader: a collection of earlier garbage is not its work
+        if request.get("gc_off"):  # timed by the grader: a collection of earlier garbage is not its work
             return self.answer(lambda: without_gc(lambda: target(*args, **kwargs)), request.get("seconds", 60))
         return self.answer(lambda: target(*args, **kwargs), request.get("seconds", 60))
 
@@ -121,7 +122,7 @@ class Agent:
 
     # -- helpers ---------------------------------------------------------------------------------
     def argument(self, spec):
-        if "ref" in spec:                    # a function of the notebook passed by name
+        if "ref" in spec:  # a function of the notebook passed by name
             return self.namespace[spec["ref"]]
         return self.wire.decode(spec["value"])
 
@@ -138,7 +139,7 @@ class Agent:
             return {"timeout": e.kind}
         except self.wire.Unsupported as e:
             return {"unsupported": e.type_name}
-        except BaseException as e:    # the student's exception, reported as data
+        except BaseException as e:  # the student's exception, reported as data
             return {"error": describe_exception(e)}
 
 
@@ -153,6 +154,7 @@ def without_gc(compute):
 class cpu_limit:
     """Raise CallTimedOut in this (main) thread after `seconds` of the process's CPU time (a falsy
     `seconds`: no limit). Subclasses change the clock and the exception (the host's `wall_limit`)."""
+
     timer, signum, exception = signal.ITIMER_PROF, signal.SIGPROF, CallTimedOut
 
     def __init__(self, seconds: float | None):
@@ -160,8 +162,10 @@ class cpu_limit:
 
     def __enter__(self):
         if self.seconds:
+
             def expired(signum, frame):
                 raise self.exception
+
             self.previous = signal.signal(self.signum, expired)
             signal.setitimer(self.timer, max(float(self.seconds), 0.01))
 
@@ -175,7 +179,7 @@ class cpu_limit:
 def describe_exception(e: BaseException) -> dict:
     """The exception's type, message, and the last line of the student's code it passed through."""
     try:
-        with cpu_limit(5):     # a student's __str__ may loop too
+        with cpu_limit(5):  # a student's __str__ may loop too
             return _describe(e)
     except CallTimedOut:
         return {"type": "Exception", "message": "(сообщение ошибки не удалось прочитать)", "where": ""}
@@ -194,6 +198,7 @@ def _describe(e: BaseException) -> dict:
         message = "(сообщение ошибки не удалось прочитать)"
     # the built-in classes it derives from, nearest first: the grader rebuilds it as the nearest one
     import builtins
+
     bases = [c.__name__ for c in type(e).__mro__[1:] if getattr(builtins, c.__name__, None) is c][:8]
     return {"type": type(e).__name__, "message": message[:2000], "where": where, "bases": bases}
 
@@ -211,10 +216,13 @@ def check_helpers() -> dict:
     them: while grading, the grader times each call from outside this process (`Remote.timed_calls`)."""
     try:
         from bpe_course import checks
-    except ImportError:          # outside the course (a bare kernel in tests): no helpers
+    except ImportError:  # outside the course (a bare kernel in tests): no helpers
         return {}
-    return {name: getattr(checks, name) for name in ("changed_args", "timeline", "stream_memory",
-                                                     "calls_on_one_table") if hasattr(checks, name)}
+    return {
+        name: getattr(checks, name)
+        for name in ("changed_args", "timeline", "stream_memory", "calls_on_one_table")
+        if hasattr(checks, name)
+    }
 
 
 def install(shell) -> Agent:

@@ -1,13 +1,14 @@
 """A cell's outputs as the grader keeps them: rebuilt from what the sandbox sent, field by field,
 and cut at a size, whatever the sandbox claims (`KernelSession` feeds it the output frames of a
 cell; the sandbox's own `autograder.wall.host.CellOutputs` cuts too, but is not trusted to)."""
+
 import json
 import re
 
 from nbformat import NotebookNode
 
-MIME_VALUE_CHARS = 2**24        # one value of a display output (an image is base64 text)
-MAX_NESTING = 32                # JSON data and metadata: deeper ones fail the recursion of whatever writes them
+MIME_VALUE_CHARS = 2**24  # one value of a display output (an image is base64 text)
+MAX_NESTING = 32  # JSON data and metadata: deeper ones fail the recursion of whatever writes them
 
 
 class LimitedOutputs:
@@ -20,7 +21,7 @@ class LimitedOutputs:
     def add_frame(self, data: bytes) -> None:
         """One output frame from the sandbox; anything that is not a well-formed output is left out."""
         if self.size >= self.max_chars:
-            self.mark_cut()             # already cut: a flood costs no more than reading it
+            self.mark_cut()  # already cut: a flood costs no more than reading it
             return
         try:
             output = json.loads(data.decode("utf-8", "surrogatepass"))
@@ -34,7 +35,7 @@ class LimitedOutputs:
         if kind == "clear":
             self.outputs, self.size, self.cut = [], 0, False
             return
-        if self.size >= self.max_chars or kind == "cut":     # "cut": the sandbox left the rest out
+        if self.size >= self.max_chars or kind == "cut":  # "cut": the sandbox left the rest out
             self.mark_cut()
             return
         out = checked_output(output, self.max_chars - self.size)
@@ -43,14 +44,14 @@ class LimitedOutputs:
         left = self.max_chars - self.size
         if kind == "stream":
             size = len(out.text)
-        elif kind == "error":           # errors count too (25 tracebacks of 40 MB are a flood as well)
+        elif kind == "error":  # errors count too (25 tracebacks of 40 MB are a flood as well)
             size = len(out.ename) + len(out.evalue) + sum(map(len, out.traceback))
         else:
             size = sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in out.data.values())
         last = self.outputs[-1] if self.outputs else None
         merged = kind == "stream" and last is not None and last.output_type == "stream" and last.name == out.name
         if not merged:
-            size = max(size, 100)       # a flood of empty outputs is a flood too (streams in turn included)
+            size = max(size, 100)  # a flood of empty outputs is a flood too (streams in turn included)
         if size > left:
             if kind == "stream":
                 out.text, size = out.text[:left], left
@@ -84,7 +85,7 @@ def checked_output(output: dict, left: int) -> NotebookNode | None:
         if name in ("stdout", "stderr") and isinstance(text, str):
             return NotebookNode(output_type="stream", name=name, text=text)
     elif kind == "error":
-        ename, evalue = str(output.get("ename"))[:200], str(output.get("evalue"))[:min(left, 2000)]
+        ename, evalue = str(output.get("ename"))[:200], str(output.get("evalue"))[: min(left, 2000)]
         lines = output.get("traceback") if isinstance(output.get("traceback"), list) else []
         traceback, used = [], len(ename) + len(evalue)
         for line in map(str, lines):
@@ -99,14 +100,14 @@ def checked_output(output: dict, left: int) -> NotebookNode | None:
             if isinstance(mime, str) and "/" in mime and len(mime) < 200:
                 if isinstance(value, str) and len(value) <= MIME_VALUE_CHARS:
                     data[mime] = value
-                elif re.fullmatch(r"application/(.*\+)?json", mime) and isinstance(value, (dict, list)):   # as nbformat
+                elif re.fullmatch(r"application/(.*\+)?json", mime) and isinstance(value, (dict, list)):  # as nbformat
                     data[mime] = value
         metadata = output.get("metadata")
         metadata = metadata if isinstance(metadata, dict) and len(json.dumps(metadata)) < 10_000 else {}
         node = NotebookNode(output_type=kind, data=NotebookNode(data), metadata=NotebookNode(metadata))
         if kind == "execute_result":
             count = output.get("execution_count")
-            valid = isinstance(count, int) and not isinstance(count, bool) and 0 <= count < 2**31   # nbformat: minimum 0
+            valid = isinstance(count, int) and not isinstance(count, bool) and 0 <= count < 2**31  # nbformat: minimum 0
             node.execution_count = count if valid else None
         return node
     return None

@@ -13,6 +13,7 @@ The grader makes the cgroup (`SandboxCgroup.create`), the sandbox's launcher mov
 before anything of the student's runs (`join`), and the grader kills what is left in it and
 removes it when the notebook is done (`remove`).
 """
+
 import os
 import signal
 import time
@@ -21,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 V1 = ("memory", "cpu", "pids")
-V1_ACCOUNTING = "cpuacct"     # v1's CPU usage, where it is not mounted together with `cpu`
+V1_ACCOUNTING = "cpuacct"  # v1's CPU usage, where it is not mounted together with `cpu`
 PREFIX = "bpe-sandbox-"
 STALE_SECONDS = 3600
 V2_CONTROLLERS = {"memory", "cpu", "pids"}
@@ -65,9 +66,11 @@ def available() -> str | None:
     if version() is not None:
         return None
     if (ROOT / "cgroup.controllers").exists():
-        return ("cgroup v2 is mounted, but the grader's own cgroup is not writable or its cgroup.subtree_control "
-                "does not enable memory, cpu and pids (give the grader a delegated cgroup, e.g. systemd's "
-                "Delegate=yes, with the controllers enabled for its children)")
+        return (
+            "cgroup v2 is mounted, but the grader's own cgroup is not writable or its cgroup.subtree_control "
+            "does not enable memory, cpu and pids (give the grader a delegated cgroup, e.g. systemd's "
+            "Delegate=yes, with the controllers enabled for its children)"
+        )
     return "no writable cgroup v1 memory, cpu and pids hierarchies and no cgroup v2 (run the grader as root)"
 
 
@@ -101,7 +104,7 @@ class SandboxCgroup:
                 folder.mkdir()
             group = cls(folders, 1)
             group.write("memory.limit_in_bytes", memory_bytes)
-            group.write("memory.memsw.limit_in_bytes", memory_bytes, required=False)   # no swapping past it
+            group.write("memory.memsw.limit_in_bytes", memory_bytes, required=False)  # no swapping past it
             group.write("cpu.cfs_period_us", PERIOD_US)
             group.write("cpu.cfs_quota_us", int(cpus * PERIOD_US))
             group.write("pids.max", processes)

@@ -19,6 +19,7 @@ that can change only what their own notebook appears to do, never what the grade
 
 Only the standard library and IPython are imported (the grader's package is not in the sandbox).
 """
+
 import base64
 import io
 import json
@@ -27,9 +28,9 @@ import signal
 import struct
 import sys
 
-FRAME = struct.Struct(">II")       # sequence number, payload bytes; then the payload
-OUTPUT = 1 << 31                   # set in the sequence number of an output frame
-STREAM_CHUNK = 1 << 16             # stream text is sent at least every 64 KiB
+FRAME = struct.Struct(">II")  # sequence number, payload bytes; then the payload
+OUTPUT = 1 << 31  # set in the sequence number of an output frame
+STREAM_CHUNK = 1 << 16  # stream text is sent at least every 64 KiB
 
 # Run as `python -P -c BOOTSTRAP FD`: the first frame on FD holds the modules to install.
 BOOTSTRAP = """
@@ -53,18 +54,20 @@ __import__("sys").modules["_bpe_host"].main(int(__import__("sys").argv[1]))
 
 
 try:
-    from _bpe_agent import CallTimedOut, cpu_limit       # in the sandbox, installed by BOOTSTRAP
+    from _bpe_agent import CallTimedOut, cpu_limit  # in the sandbox, installed by BOOTSTRAP
 except ImportError:
-    from .agent import CallTimedOut, cpu_limit           # in the grader, which reads this module's constants
+    from .agent import CallTimedOut, cpu_limit  # in the grader, which reads this module's constants
 
 
 class CellTimedOut(CallTimedOut):
     """The wall-clock limit of a cell or a request ran out (SIGALRM); for the agent, a call's timeout."""
+
     kind = "wall"
 
 
 class wall_limit(cpu_limit):
     """Raise CellTimedOut in the main thread after `seconds` of wall-clock time (None: no limit)."""
+
     timer, signum, exception = signal.ITIMER_REAL, signal.SIGALRM, CellTimedOut
 
 
@@ -89,7 +92,7 @@ class Channel:
         data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
         view = memoryview(FRAME.pack(sequence, len(data)) + data)
         while view:
-            view = view[os.write(self.fd, view):]
+            view = view[os.write(self.fd, view) :]
 
     def read(self, size: int):
         chunks = []
@@ -110,7 +113,7 @@ class CellOutputs:
 
     def __init__(self, send, max_chars: int):
         self.send, self.max_chars, self.sent = send, max_chars, 0
-        self.pending: list[tuple[str, str]] = []      # (stream name, text) not yet sent
+        self.pending: list[tuple[str, str]] = []  # (stream name, text) not yet sent
         self.pending_size = 0
 
     def stream(self, name: str, text: str) -> None:
@@ -132,8 +135,11 @@ class CellOutputs:
 
     def display(self, kind: str, data: dict, metadata: dict, count=None) -> None:
         self.flush()
-        data = {mime: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
-                for mime, value in data.items() if isinstance(value, (str, bytes, dict, list))}   # images as Jupyter sends them
+        data = {
+            mime: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
+            for mime, value in data.items()
+            if isinstance(value, (str, bytes, dict, list))
+        }  # images as Jupyter sends them
         try:
             json.dumps(metadata)
         except (TypeError, ValueError):
@@ -170,7 +176,7 @@ class CellOutputs:
         self.sent += size
         try:
             self.send(output)
-        except (TypeError, ValueError):        # data that JSON cannot carry is left out
+        except (TypeError, ValueError):  # data that JSON cannot carry is left out
             pass
 
 
@@ -179,7 +185,7 @@ class Host:
 
     def __init__(self, fd: int):
         self.channel = Channel(fd)
-        self.outputs = None                     # CellOutputs of the running cell; None: output is dropped
+        self.outputs = None  # CellOutputs of the running cell; None: output is dropped
         self.shell = make_shell(self)
         self.agent = sys.modules["_bpe_agent"].install(self.shell)
         sys.stdout, sys.stderr = Stream(self, "stdout"), Stream(self, "stderr")
@@ -202,8 +208,9 @@ class Host:
             self.channel.send(sequence, answer)
 
     def run_cell(self, sequence: int, request: dict) -> dict:
-        self.outputs = CellOutputs(lambda output: self.channel.send(sequence | OUTPUT, output),
-                                   int(request.get("max_chars", 200_000)))
+        self.outputs = CellOutputs(
+            lambda output: self.channel.send(sequence | OUTPUT, output), int(request.get("max_chars", 200_000))
+        )
         error, timed_out = None, False
         try:
             with wall_limit(request.get("wall")):
@@ -213,7 +220,7 @@ class Host:
                     timed_out = True
                 elif failure is not None:
                     error = [type(failure).__name__, safe_str(failure)]
-        except CellTimedOut:                    # in IPython's own code, after the cell's
+        except CellTimedOut:  # in IPython's own code, after the cell's
             timed_out = True
         finally:
             outputs, self.outputs = self.outputs, None
@@ -277,16 +284,16 @@ def make_shell(host: Host):
 
     class GradingShell(InteractiveShell):
         def _showtraceback(self, etype, evalue, stb):
-            if host.outputs is not None and not issubclass(etype, CellTimedOut):    # the grader says it
+            if host.outputs is not None and not issubclass(etype, CellTimedOut):  # the grader says it
                 host.outputs.error(getattr(etype, "__name__", "Exception"), safe_str(evalue), list(stb))
 
     config = Config()
-    config.HistoryManager.enabled = False       # no sqlite file of the student's cells
-    config.InteractiveShell.colors = "linux"    # tracebacks coloured as in Jupyter
+    config.HistoryManager.enabled = False  # no sqlite file of the student's cells
+    config.InteractiveShell.colors = "linux"  # tracebacks coloured as in Jupyter
     return GradingShell.instance(config=config, display_pub_class=Publisher, displayhook_class=ResultHook)
 
 
 def main(fd: int) -> None:
     sys.argv = [""]
-    signal.signal(signal.SIGINT, signal.SIG_IGN)     # only the grader stops this process
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # only the grader stops this process
     Host(fd).serve()

@@ -8,6 +8,7 @@ generator, an `Opaque` for a type that cannot cross, or the student's exception 
 an exception of the same name and message, of the nearest built-in class it derives from (never
 of a class the student defined).
 """
+
 import builtins
 import collections
 import re
@@ -26,6 +27,7 @@ class KernelGone(BaseException):
 
 class Opaque:
     """A value of the student's that cannot cross (a class of theirs, a numpy number, a set, …)."""
+
     __slots__ = ("bpe_type",)
 
     def __init__(self, type_name: str):
@@ -67,14 +69,22 @@ class StudentException(Exception):
 class Remote:
     """Requests to the agent in the student's kernel, with their answers checked."""
 
-    def __init__(self, session, call_seconds: float = 10, wall_factor: float = 2, wall_extra: float = 10,
-                 max_depth: int = wire.MAX_DEPTH, max_items: int = wire.MAX_ITEMS, test_seconds: float = 300,
-                 max_generator_items: int = 1_000_000):
+    def __init__(
+        self,
+        session,
+        call_seconds: float = 10,
+        wall_factor: float = 2,
+        wall_extra: float = 10,
+        max_depth: int = wire.MAX_DEPTH,
+        max_items: int = wire.MAX_ITEMS,
+        test_seconds: float = 300,
+        max_generator_items: int = 1_000_000,
+    ):
         self.session = session
         self.call_seconds, self.wall_factor, self.wall_extra = call_seconds, wall_factor, wall_extra
         self.max_depth, self.max_items = max_depth, max_items
         self.test_seconds, self.max_generator_items = test_seconds, max_generator_items
-        self.spent = 0.0          # wall-clock seconds of requests in the current test
+        self.spent = 0.0  # wall-clock seconds of requests in the current test
 
     def ask(self, request: dict, seconds: float) -> dict:
         if self.session.dead:
@@ -84,8 +94,9 @@ class Remote:
             raise checks.TookTooLong("тест", self.test_seconds, wall=True)
         started = time.monotonic()
         try:
-            answer = self.session.request({**request, "seconds": seconds},
-                                          timeout=min(seconds * self.wall_factor + self.wall_extra, left))
+            answer = self.session.request(
+                {**request, "seconds": seconds}, timeout=min(seconds * self.wall_factor + self.wall_extra, left)
+            )
         except (KernelDied, KernelStuck) as e:
             raise KernelGone(str(e)) from None
         finally:
@@ -127,8 +138,14 @@ class Remote:
 
     def call_request(self, name: str, args, kwargs: dict, helper: str | None = None, **extra) -> dict:
         try:
-            return {"op": "call", "name": name, "helper": helper, "args": [self.argument(a) for a in args],
-                    "kwargs": {k: self.argument(v) for k, v in kwargs.items()}, **extra}
+            return {
+                "op": "call",
+                "name": name,
+                "helper": helper,
+                "args": [self.argument(a) for a in args],
+                "kwargs": {k: self.argument(v) for k, v in kwargs.items()},
+                **extra,
+            }
         except wire.Unsupported as e:
             raise TypeError(f"a check passed a {e.type_name} to the student's {name}") from None
 
@@ -143,13 +160,14 @@ class Remote:
         out = []
         for args in calls:
             request = self.call_request(name, args, {}, gc_off=True)
-            self.ask({"op": "collect"}, self.call_seconds)    # earlier garbage is not this call's work
+            self.ask({"op": "collect"}, self.call_seconds)  # earlier garbage is not this call's work
             start = self.session.cpu_clock()
             answer = self.ask(request, seconds)
             used = self.session.cpu_clock() - start
-            if "iterator" in answer:      # its work would be done later, when its items are asked for
-                raise checks.CheckFailed(f"{name} вернула генератор, а не готовый результат: время его работы так "
-                                         "не измерить")
+            if "iterator" in answer:  # its work would be done later, when its items are asked for
+                raise checks.CheckFailed(
+                    f"{name} вернула генератор, а не готовый результат: время его работы так не измерить"
+                )
             out.append([self.result(answer, name, seconds), used])
         return out
 
@@ -169,7 +187,7 @@ class Remote:
             return values, StopIteration()
         if len(answer) == 1:
             return values, None
-        if "unsupported" in answer:       # that item crosses as a placeholder; the generator goes on
+        if "unsupported" in answer:  # that item crosses as a placeholder; the generator goes on
             return values + [Opaque(str(answer["unsupported"]))], None
         try:
             self.result({k: v for k, v in answer.items() if k != "items"}, name, seconds)
@@ -232,6 +250,7 @@ class RemoteFunction:
 
 class RemoteIterator:
     """A generator of the student's, advanced in their kernel one item at a time."""
+
     bpe_type = "generator"
 
     def __init__(self, remote: Remote, handle: int, name: str):
@@ -251,8 +270,10 @@ class RemoteIterator:
         if self._buffer:
             self._count += 1
             if self._count > self._remote.max_generator_items:
-                raise checks.CheckFailed(f"генератор {self._name} выдал больше {self._remote.max_generator_items} "
-                                         "значений: похоже, он не останавливается")
+                raise checks.CheckFailed(
+                    f"генератор {self._name} выдал больше {self._remote.max_generator_items} "
+                    "значений: похоже, он не останавливается"
+                )
             return self._buffer.popleft()
         raise self._end
 

@@ -28,6 +28,7 @@
 Without bubblewrap (`mode = "limits"`) only the limits and the clean environment apply, and
 the grader says so loudly; `mode = "off"` is for trusted notebooks only.
 """
+
 import json
 import os
 import resource
@@ -36,15 +37,16 @@ import shutil
 import signal
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from traitlets import Dict, Enum, Float, Integer, List, Unicode
 from traitlets.config import LoggingConfigurable
 
 import bpe_course
-from . import cgroup
 from bpe_course.paths import DATA_DIR
+
+from . import cgroup
 
 UID_CLAIMS = Path("/run/bpe-grader-uids")
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"]
@@ -65,42 +67,55 @@ os.execv(sys.argv[5], sys.argv[5:])
 """
 
 
-@lru_cache(maxsize=None)
+@cache
 def bwrap_works() -> bool:
     bwrap = shutil.which("bwrap")
     if not bwrap:
         return False
-    probe = subprocess.run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
-                           capture_output=True)
+    probe = subprocess.run(
+        [bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"], capture_output=True
+    )
     return probe.returncode == 0
 
 
 class Sandbox(LoggingConfigurable):
     """How a student's kernel is walled in while it is graded."""
 
-    mode = Enum(["auto", "bwrap", "limits", "off"], "auto",
-                help="bwrap: namespaces + limits; limits: resource limits and a clean environment only; "
-                     "off: a plain kernel (trusted notebooks only); auto: bwrap where it works, else limits."
-                ).tag(config=True)
+    mode = Enum(
+        ["auto", "bwrap", "limits", "off"],
+        "auto",
+        help="bwrap: namespaces + limits; limits: resource limits and a clean environment only; "
+        "off: a plain kernel (trusted notebooks only); auto: bwrap where it works, else limits.",
+    ).tag(config=True)
     memory_bytes = Integer(4 * 2**30, help="Address space of the kernel (RLIMIT_AS).").tag(config=True)
-    cpu_seconds = Integer(900, help="CPU seconds for the whole notebook (RLIMIT_CPU); the kernel is "
-                          "stopped after that.").tag(config=True)
+    cpu_seconds = Integer(
+        900, help="CPU seconds for the whole notebook (RLIMIT_CPU); the kernel is stopped after that."
+    ).tag(config=True)
     file_bytes = Integer(256 * 2**20, help="The largest file the kernel may write (RLIMIT_FSIZE).").tag(config=True)
     tmp_bytes = Integer(256 * 2**20, help="Size of the kernel's private /tmp.").tag(config=True)
-    processes = Integer(128, help="Processes and threads the sandbox may have (RLIMIT_NPROC of its own uid, and "
-                        "its cgroup's pids.max).").tag(config=True)
+    processes = Integer(
+        128, help="Processes and threads the sandbox may have (RLIMIT_NPROC of its own uid, and its cgroup's pids.max)."
+    ).tag(config=True)
     open_files = Integer(256, help="Files each process of the kernel may have open (RLIMIT_NOFILE).").tag(config=True)
-    cpus = Float(1.0, help="CPUs the whole sandbox may use at once (its cgroup's CPU quota), however many "
-                 "processes it forks.").tag(config=True)
-    cgroups = Enum(["auto", "on", "off"], "auto",
-                   help="A cgroup per sandbox (memory of all its processes, CPU quota, process count): auto: where "
-                        "the host allows it (the grader warns otherwise); on: required; off: never.").tag(config=True)
-    uid_base = Integer(2_100_000, help="When the grader runs as root, each sandbox runs as a fresh uid (and gid) "
-                       "from uid_base to uid_base + uid_count - 1; otherwise the grader's user is mapped to "
-                       "uid_base.").tag(config=True)
+    cpus = Float(
+        1.0, help="CPUs the whole sandbox may use at once (its cgroup's CPU quota), however many processes it forks."
+    ).tag(config=True)
+    cgroups = Enum(
+        ["auto", "on", "off"],
+        "auto",
+        help="A cgroup per sandbox (memory of all its processes, CPU quota, process count): auto: where "
+        "the host allows it (the grader warns otherwise); on: required; off: never.",
+    ).tag(config=True)
+    uid_base = Integer(
+        2_100_000,
+        help="When the grader runs as root, each sandbox runs as a fresh uid (and gid) "
+        "from uid_base to uid_base + uid_count - 1; otherwise the grader's user is mapped to "
+        "uid_base.",
+    ).tag(config=True)
     uid_count = Integer(1_000_000, help="How many uids the sandboxes may use (see uid_base).").tag(config=True)
-    extra_env = Dict(Unicode(), help="More environment variables for the kernel (nothing else of the "
-                     "grader's environment passes).").tag(config=True)
+    extra_env = Dict(
+        Unicode(), help="More environment variables for the kernel (nothing else of the grader's environment passes)."
+    ).tag(config=True)
     read_only_paths = List(Unicode(), help="More folders the kernel may read.").tag(config=True)
 
     def resolved_mode(self) -> str:
@@ -111,22 +126,35 @@ class Sandbox(LoggingConfigurable):
     def kernel_env(self, workdir: Path) -> dict:
         """Every environment variable the kernel gets."""
         from bpe_course.vocab import default_cache_dir
+
         env = {
             "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
-            "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
-            "IPYTHONDIR": "/tmp/ipython", "MPLCONFIGDIR": "/tmp/matplotlib", "MPLBACKEND": "agg",
-            "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime", "PYTHONDONTWRITEBYTECODE": "1",
+            "HOME": "/tmp",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "PYTHONIOENCODING": "utf-8",
+            "IPYTHONDIR": "/tmp/ipython",
+            "MPLCONFIGDIR": "/tmp/matplotlib",
+            "MPLBACKEND": "agg",
+            "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime",
+            "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONWARNINGS": "ignore",
             "TIKTOKEN_CACHE_DIR": os.environ.get("TIKTOKEN_CACHE_DIR") or str(default_cache_dir()),
             "BPE_COURSE_DATA": str(DATA_DIR),
-            "BPE_COURSE_STATIC": "1",                 # no widget frontend while grading
+            "BPE_COURSE_STATIC": "1",  # no widget frontend while grading
             # one thread each is plenty for a notebook, and keeps within the process limit
-            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "RAYON_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1",
+            "RAYON_NUM_THREADS": "1",
             "TOKENIZERS_PARALLELISM": "false",
         }
-        if self.resolved_mode() != "bwrap":         # no private /tmp: keep the kernel's files in its folder
-            for key, sub in (("HOME", "home"), ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"),
-                             ("JUPYTER_RUNTIME_DIR", "runtime")):
+        if self.resolved_mode() != "bwrap":  # no private /tmp: keep the kernel's files in its folder
+            for key, sub in (
+                ("HOME", "home"),
+                ("IPYTHONDIR", "ipython"),
+                ("MPLCONFIGDIR", "matplotlib"),
+                ("JUPYTER_RUNTIME_DIR", "runtime"),
+            ):
                 env[key] = str(workdir.parent / sub)
         env.update(self.extra_env)
         return env
@@ -172,13 +200,22 @@ class Sandbox(LoggingConfigurable):
         """The command that starts the sandbox: the launcher, with everything it needs in a file; the
         process inside talks to the grader on the socket `fd` (see `autograder.wall.host`)."""
         from .host import BOOTSTRAP
+
         folder = workdir.parent
         config = {
-            "mode": self.resolved_mode(), "workdir": str(workdir), "etc": str(folder / "etc"), "uid": uid,
+            "mode": self.resolved_mode(),
+            "workdir": str(workdir),
+            "etc": str(folder / "etc"),
+            "uid": uid,
             "cgroup": group.procs_files if group else [],
-            "limits": {"RLIMIT_AS": self.memory_bytes, "RLIMIT_CPU": self.cpu_seconds,
-                       "RLIMIT_FSIZE": self.file_bytes, "RLIMIT_NOFILE": self.open_files},
-            "processes": self.processes, "tmp_bytes": self.tmp_bytes,
+            "limits": {
+                "RLIMIT_AS": self.memory_bytes,
+                "RLIMIT_CPU": self.cpu_seconds,
+                "RLIMIT_FSIZE": self.file_bytes,
+                "RLIMIT_NOFILE": self.open_files,
+            },
+            "processes": self.processes,
+            "tmp_bytes": self.tmp_bytes,
             "env": self.kernel_env(workdir),
             "read_only": [*self.default_read_only_paths(), *self.read_only_paths],
             "kernel": [sys.executable, "-P", "-c", BOOTSTRAP, str(fd)],
@@ -189,8 +226,13 @@ class Sandbox(LoggingConfigurable):
 
     @staticmethod
     def default_read_only_paths() -> list[str]:
-        paths = [sys.base_prefix, sys.prefix, str(Path(bpe_course.__file__).resolve().parent), str(DATA_DIR),
-                 os.environ.get("TIKTOKEN_CACHE_DIR", "")]
+        paths = [
+            sys.base_prefix,
+            sys.prefix,
+            str(Path(bpe_course.__file__).resolve().parent),
+            str(DATA_DIR),
+            os.environ.get("TIKTOKEN_CACHE_DIR", ""),
+        ]
         return [str(Path(p).resolve()) for p in paths if p and Path(p).exists()]
 
     @staticmethod
@@ -208,13 +250,35 @@ def write_etc(etc: Path, uid: int) -> None:
 def bwrap_command(config: dict, kernel: list[str]) -> list[str]:
     root = os.getuid() == 0
     args = [shutil.which("bwrap"), "--die-with-parent", "--new-session", "--clearenv"]
-    if root:   # no user namespace: the process count of the dropped uid then counts for real
-        args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-                 "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    if root:  # no user namespace: the process count of the dropped uid then counts for real
+        args += [
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--cap-drop",
+            "ALL",
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+        ]
     else:
         args += ["--unshare-all", "--unshare-user", "--uid", str(config["uid"]), "--gid", str(config["uid"])]
     # /tmp is the kernel's (HOME, matplotlib's and IPython's folders): writable by it, sticky as usual
-    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(config["tmp_bytes"]), "--tmpfs", "/tmp"]
+    args += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--perms",
+        "1777",
+        "--size",
+        str(config["tmp_bytes"]),
+        "--tmpfs",
+        "/tmp",
+    ]
     for path in SYSTEM_DIRS:  # on merged-/usr systems /lib and friends are symlinks
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
@@ -228,8 +292,11 @@ def bwrap_command(config: dict, kernel: list[str]) -> list[str]:
     made = set()
     for path in config["read_only"]:
         for parent in reversed(Path(path).parents):
-            if str(parent) != "/" and str(parent) not in made and not any(
-                    str(parent) == d or str(parent).startswith(d + "/") for d in SYSTEM_DIRS):
+            if (
+                str(parent) != "/"
+                and str(parent) not in made
+                and not any(str(parent) == d or str(parent).startswith(d + "/") for d in SYSTEM_DIRS)
+            ):
                 made.add(str(parent))
                 args += ["--perms", "0755", "--dir", str(parent)]
     etc = config["etc"]
@@ -240,15 +307,24 @@ def bwrap_command(config: dict, kernel: list[str]) -> list[str]:
         args += ["--setenv", key, value]
     # its work folder is in its own size-limited /tmp: nothing it writes reaches the host's disks
     args += ["--perms", "0777", "--dir", "/tmp/work", "--chdir", "/tmp/work", "--"]
-    return args + [sys.executable, "-c", DROP_PRIVILEGES, str(config["uid"]), str(config["uid"]),
-                   str(config["processes"]), "--", *kernel]
+    return args + [
+        sys.executable,
+        "-c",
+        DROP_PRIVILEGES,
+        str(config["uid"]),
+        str(config["uid"]),
+        str(config["processes"]),
+        "--",
+        *kernel,
+    ]
 
 
 def die_with_parent() -> None:
     """SIGKILL when the grading worker that started this process dies (kept across exec)."""
     try:
         import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)   # PR_SET_PDEATHSIG
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
 
@@ -263,8 +339,8 @@ def apply_limits(limits: dict) -> None:
 def main(argv: list[str]) -> None:
     config = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     kernel = config["kernel"]
-    die_with_parent()       # a worker the watchdog kills takes its kernel with it (bwrap: --die-with-parent)
-    cgroup.join(config.get("cgroup", []))    # before anything of the student's runs
+    die_with_parent()  # a worker the watchdog kills takes its kernel with it (bwrap: --die-with-parent)
+    cgroup.join(config.get("cgroup", []))  # before anything of the student's runs
     if config["mode"] == "off":
         os.execve(sys.executable, kernel, {**os.environ, **config["env"]})
     apply_limits(config["limits"])

@@ -12,6 +12,7 @@ the other side claims. `LocalSession` runs the same cells and the same agent in 
 which makes the catalogue of student mistakes provable in seconds. Neither decides a grade:
 answers are checked by `autograder.wall.remote` and compared by `autograder.notebook.evaluate`.
 """
+
 import builtins
 import contextlib
 import io
@@ -68,36 +69,43 @@ def error_output(ename: str, evalue: str) -> NotebookNode:
 @dataclass
 class CellRun:
     outputs: list = field(default_factory=list)
-    error: tuple[str, str] | None = None      # (ename, evalue) of an exception in the cell
-    timed_out: float | None = None            # the limit (s) that interrupted it: never a name the student raised
+    error: tuple[str, str] | None = None  # (ename, evalue) of an exception in the cell
+    timed_out: float | None = None  # the limit (s) that interrupted it: never a name the student raised
 
 
 class KernelSession(LoggingConfigurable):
     """One notebook's sandboxed process, driven over its socket (`autograder.wall.host`)."""
 
-    cell_timeout = Integer(120, help="Wall-clock seconds one notebook cell may run before it is interrupted."
-                           ).tag(config=True)
+    cell_timeout = Integer(120, help="Wall-clock seconds one notebook cell may run before it is interrupted.").tag(
+        config=True
+    )
     startup_timeout = Integer(180, help="Seconds the sandboxed kernel may take to start.").tag(config=True)
-    interrupt_grace = Float(10, help="Seconds past its limit an interrupted cell or call may take to answer "
-                            "before the whole sandbox is stopped.").tag(config=True)
+    interrupt_grace = Float(
+        10,
+        help="Seconds past its limit an interrupted cell or call may take to answer "
+        "before the whole sandbox is stopped.",
+    ).tag(config=True)
     max_output_chars = Integer(200_000, help="Output kept per cell; the rest is cut with a note.").tag(config=True)
-    max_answer_chars = Integer(16 * 2**20, help="The largest frame (bytes) the sandbox may send: one answer, or one "
-                               "output of a cell. A bigger one stops the sandbox (the course's largest honest "
-                               "answer, a big merge table, is about 2 MB).").tag(config=True)
+    max_answer_chars = Integer(
+        16 * 2**20,
+        help="The largest frame (bytes) the sandbox may send: one answer, or one "
+        "output of a cell. A bigger one stops the sandbox (the course's largest honest "
+        "answer, a big merge table, is about 2 MB).",
+    ).tag(config=True)
 
     def __init__(self, sandbox: Sandbox, **kwargs):
         super().__init__(**kwargs)
         self.sandbox = sandbox
         self.process: subprocess.Popen | None = None
-        self.dead: str | None = None          # why the kernel is gone, once it is
-        self.channel: socket.socket | None = None   # the grader's end of the socket
-        self.agent_fd = -1                    # the sandbox's end, as a file descriptor there
+        self.dead: str | None = None  # why the kernel is gone, once it is
+        self.channel: socket.socket | None = None  # the grader's end of the socket
+        self.agent_fd = -1  # the sandbox's end, as a file descriptor there
         self.sequence = 0
         self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))
         self.uid: int | None = None
-        self.cgroup = None                    # autograder.wall.cgroup.SandboxCgroup, where the host has them
-        self.host_clock: int | None = None    # the CPU-time clock of the process the cells run in
-        self.host_pid: int | None = None      # that process
+        self.cgroup = None  # autograder.wall.cgroup.SandboxCgroup, where the host has them
+        self.host_clock: int | None = None  # the CPU-time clock of the process the cells run in
+        self.host_pid: int | None = None  # that process
 
     # -- life cycle ------------------------------------------------------------------------------
     def start(self) -> "KernelSession":
@@ -106,14 +114,21 @@ class KernelSession(LoggingConfigurable):
         self.uid = self.sandbox.claim_uid()
         self.cgroup = self.sandbox.make_cgroup()
         self.channel, kernel_end = socket.socketpair()
-        self.agent_fd = kernel_end.fileno()    # inherited under the same number
+        self.agent_fd = kernel_end.fileno()  # inherited under the same number
         argv = self.sandbox.kernel_argv(workdir, self.uid, self.cgroup, self.agent_fd)
         log = self.folder / "kernel.log"
         try:
-            with open(log, "wb") as out:   # what the process itself prints: for a start that fails
-                self.process = subprocess.Popen(argv, env=self.sandbox.launcher_env(), cwd=workdir, stdin=subprocess.DEVNULL,
-                                                stdout=out, stderr=out, pass_fds=(self.agent_fd,),
-                                                start_new_session=True)
+            with open(log, "wb") as out:  # what the process itself prints: for a start that fails
+                self.process = subprocess.Popen(
+                    argv,
+                    env=self.sandbox.launcher_env(),
+                    cwd=workdir,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=out,
+                    pass_fds=(self.agent_fd,),
+                    start_new_session=True,
+                )
         finally:
             kernel_end.close()
         modules = [[name, Path(path).read_text(encoding="utf-8")] for name, path in HOST_FILES]
@@ -122,11 +137,13 @@ class KernelSession(LoggingConfigurable):
             ready = self.answer(0, time.monotonic() + self.startup_timeout, "запуск")
         except (KernelDied, KernelStuck) as e:
             said = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
-            raise KernelDied(f"the sandboxed kernel did not start: {e}" + "".join("\n  " + l for l in said)) from None
+            raise KernelDied(
+                f"the sandboxed kernel did not start: {e}" + "".join("\n  " + line for line in said)
+            ) from None  # noqa: E501
         if ready.get("ready") is not True:
             self.kill("ядро Python ответило на запуск не так, как ожидалось")
             raise KernelDied(self.dead)
-        self.host_pid = host_pid(self.process.pid)       # before any cell of the student's
+        self.host_pid = host_pid(self.process.pid)  # before any cell of the student's
         self.host_clock = process_cpu_clock(self.host_pid)
         return self
 
@@ -137,7 +154,7 @@ class KernelSession(LoggingConfigurable):
             if self.process is not None:
                 self.stop_process()
         finally:
-            if self.cgroup is not None:      # children that left the kernel's session end here too
+            if self.cgroup is not None:  # children that left the kernel's session end here too
                 self.cgroup.remove()
             if self.uid is not None:
                 self.sandbox.release_uid(self.uid)
@@ -160,14 +177,15 @@ class KernelSession(LoggingConfigurable):
         timeout = self.cell_timeout
         outputs = LimitedOutputs(self.max_output_chars)
         started = time.monotonic()
-        answer = self.exchange({"op": "run_cell", "source": source, "wall": timeout,
-                                "max_chars": self.max_output_chars}, timeout, outputs)
+        answer = self.exchange(
+            {"op": "run_cell", "source": source, "wall": timeout, "max_chars": self.max_output_chars}, timeout, outputs
+        )
         run = CellRun(outputs=outputs.outputs)
         error = answer.get("error")
         if isinstance(error, list) and len(error) == 2:
             run.error = (str(error[0])[:200], str(error[1])[:2000])
         if answer.get("timeout"):
-            if time.monotonic() - started >= timeout:    # the sandbox's claim, checked by the grader's own clock
+            if time.monotonic() - started >= timeout:  # the sandbox's claim, checked by the grader's own clock
                 run.error, run.timed_out = ("Timeout", f"{timeout:g}"), timeout
             else:
                 run.error = ("Exception", "ячейка сообщила о превышении времени, не исчерпав его")
@@ -206,7 +224,7 @@ class KernelSession(LoggingConfigurable):
                 utime, stime, cutime, cstime = map(int, fields[11:15])
             except (OSError, ValueError):
                 continue
-            ticks += cutime + cstime + (0 if pid == self.host_pid else utime + stime)   # the host's own: host_clock
+            ticks += cutime + cstime + (0 if pid == self.host_pid else utime + stime)  # the host's own: host_clock
         return ticks / os.sysconf("SC_CLK_TCK")
 
     # -- the socket ------------------------------------------------------------------------------
@@ -217,15 +235,16 @@ class KernelSession(LoggingConfigurable):
             raise KernelDied(self.dead)
         self.sequence += 1
         self.send(self.sequence, request, self.interrupt_grace)
-        return self.answer(self.sequence, time.monotonic() + timeout + self.interrupt_grace,
-                           f"лимит {timeout:g} с", outputs)
+        return self.answer(
+            self.sequence, time.monotonic() + timeout + self.interrupt_grace, f"лимит {timeout:g} с", outputs
+        )
 
     def send(self, sequence: int, message, timeout: float) -> None:
-        payload = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")   # lone surrogates too
+        payload = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")  # lone surrogates too
         try:
             self.channel.settimeout(timeout)
             self.channel.sendall(FRAME.pack(sequence, len(payload)) + payload)
-        except OSError:     # it does not read: it is stuck, or closed its end
+        except OSError:  # it does not read: it is stuck, or closed its end
             self.check_alive(wait=self.interrupt_grace)
             self.kill("ядро Python не принимает запросы проверки")
             raise KernelStuck(self.dead) from None
@@ -244,8 +263,10 @@ class KernelSession(LoggingConfigurable):
     def read_frame(self, deadline: float, limit: str) -> tuple[int, bytes]:
         sequence, size = FRAME.unpack(self.receive(FRAME.size, deadline, limit))
         if size > self.max_answer_chars:
-            self.kill(f"ядро Python прислало проверке {size} байт одним куском (можно не больше "
-                      f"{self.max_answer_chars}) и было остановлено")
+            self.kill(
+                f"ядро Python прислало проверке {size} байт одним куском (можно не больше "
+                f"{self.max_answer_chars}) и было остановлено"
+            )
             raise KernelDied(self.dead)
         return sequence, self.receive(size, deadline, limit)
 
@@ -264,7 +285,7 @@ class KernelSession(LoggingConfigurable):
                 chunk = self.channel.recv(min(size - len(data), 1 << 20))
             except OSError:
                 chunk = b""
-            if not chunk:         # its end is closed: most likely it died
+            if not chunk:  # its end is closed: most likely it died
                 self.check_alive(wait=self.interrupt_grace)
                 self.kill("ядро Python закрыло канал проверки")
                 raise KernelDied(self.dead)
@@ -278,8 +299,10 @@ class KernelSession(LoggingConfigurable):
             if self.process.poll() is not None:
                 self.dead = "ядро Python остановилось (os._exit, сбой, нехватка памяти или процессорного времени)"
                 if self.cgroup is not None and self.cgroup.oom_killed():
-                    self.dead = (f"ядро Python остановлено: процессы блокнота вместе заняли больше "
-                                 f"{self.sandbox.memory_bytes / 2**30:g} ГиБ памяти")
+                    self.dead = (
+                        f"ядро Python остановлено: процессы блокнота вместе заняли больше "
+                        f"{self.sandbox.memory_bytes / 2**30:g} ГиБ памяти"
+                    )
                 raise KernelDied(self.dead)
             if time.monotonic() >= deadline:
                 return
@@ -329,6 +352,7 @@ def process_cpu_clock(pid: int) -> int | None:
     """The id of `pid`'s CPU-time clock (clock_getcpuclockid), or None where there is none."""
     try:
         import ctypes
+
         clock = ctypes.c_int()
         if ctypes.CDLL(None, use_errno=True).clock_getcpuclockid(pid, ctypes.byref(clock)) == 0:
             return clock.value
@@ -360,11 +384,15 @@ class LocalSession:
 
     def run_cell(self, source: str) -> CellRun:
         from IPython.core.inputtransformer2 import TransformerManager
+
         run, out = CellRun(), io.StringIO()
         try:
             code = compile(TransformerManager().transform_cell(source), "<cell>", "exec")
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), \
-                    agent_module.cpu_limit(self.cell_seconds):
+            with (
+                contextlib.redirect_stdout(out),
+                contextlib.redirect_stderr(out),
+                agent_module.cpu_limit(self.cell_seconds),
+            ):
                 exec(code, self.namespace)
         except agent_module.CallTimedOut:
             run.error, run.timed_out = ("Timeout", f"{self.cell_seconds:g}"), self.cell_seconds

@@ -15,16 +15,17 @@ everything), exhaust its memory or stack, or make it build a set of values that 
 autograder.wall.session.)
 
 `encode` is the sender's side: the agent in the kernel encodes answers with it (and the grader a
-test's arguments). In the student's process nothing depends on it being honest; it converts subclasses of the built-in types through the base type's own
-methods (a `Counter` crosses as the dict it is), and names the type of anything else (`Unsupported`).
+test's arguments). In the student's process nothing depends on it being honest; it converts
+subclasses of the built-in types through the base type's own methods (a `Counter` crosses as the dict it is), and names the type of anything else (`Unsupported`).
 This module uses only the standard library: the grader sends its source into the kernel.
-"""
+"""  # noqa: E501
+
 import base64
 
 MAX_DEPTH = 64
 MAX_ITEMS = 2_000_000
-MAX_SAME_HASH = 32           # distinct elements of one container that may share a hash
-_SMALL = 2**61 - 1           # ints below this in size hash to themselves (CPython): they cannot flood
+MAX_SAME_HASH = 32  # distinct elements of one container that may share a hash
+_SMALL = 2**61 - 1  # ints below this in size hash to themselves (CPython): they cannot flood
 
 
 class WireError(ValueError):
@@ -100,7 +101,7 @@ def _decode(raw, depth: int, max_depth: int, budget: list):
         return raw
     if kind is not dict or len(raw) != 1:
         raise WireError(f"unexpected {kind.__name__} in the payload")
-    (tag, body), = raw.items()
+    ((tag, body),) = raw.items()
     if tag in ("L", "T"):
         if type(body) is not list:
             raise WireError(f"a {tag} tag must hold a list")
@@ -123,7 +124,9 @@ def _decode(raw, depth: int, max_depth: int, budget: list):
         for pair in body:
             if type(pair) is not list or len(pair) != 2:
                 raise WireError("a D tag must hold [key, value] pairs")
-            pairs.append((_decode(pair[0], depth + 1, max_depth, budget), _decode(pair[1], depth + 1, max_depth, budget)))
+            pairs.append(
+                (_decode(pair[0], depth + 1, max_depth, budget), _decode(pair[1], depth + 1, max_depth, budget))
+            )
         _no_hash_flood([key for key, _ in pairs])
         try:
             return dict(pairs)
@@ -144,8 +147,8 @@ def _no_hash_flood(items: list, hashable_only: bool = False) -> None:
     crafted tuples): a set or dict of them, or one a test builds from a list, takes quadratic time.
     Linear: each value is hashed once and compared with at most MAX_SAME_HASH others. Strings and
     bytes are skipped (their hashes are salted per process); so are small ints (their own hashes)."""
-    first: dict = {}                 # hash → the first value with it
-    more: dict = {}                  # hash → the other distinct values with it (rare in honest data)
+    first: dict = {}  # hash → the first value with it
+    more: dict = {}  # hash → the other distinct values with it (rare in honest data)
     for value in items:
         kind = type(value)
         if kind is int:

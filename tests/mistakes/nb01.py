@@ -3,11 +3,12 @@
 For each graded function, the plausible wrong versions a student will try: text tricks (pairs of
 the joined word string instead of pairs of symbols), off-by-ones, early stops, frequencies lost or
 double counted, state kept between calls, wrong tie rules, and wrong quiz answers."""
+
 from . import Alternative, Mistake
 
 NB01 = "01_hand_example"
 
-MERGE_PAIR = '''
+MERGE_PAIR = """
 def merge_pair(corpus, pair):
     merged = {}
     for symbols, freq in corpus.items():
@@ -20,16 +21,20 @@ def merge_pair(corpus, pair):
                 out.append(symbols[i])
                 i += 1
         merged[tuple(out)] = merged.get(tuple(out), 0) + freq
-    return merged'''
+    return merged"""
 
-QUIZ = '''
+QUIZ = """
 ANSWER_1 = "b"
 ANSWER_2 = 3
-ANSWER_3 = ("e", "s")'''
+ANSWER_3 = ("e", "s")"""
 
 MISTAKES = [
     # -- count_pairs -------------------------------------------------------------------------------
-    Mistake("nb01_pairs_across_words", NB01, "count_pairs", '''
+    Mistake(
+        "nb01_pairs_across_words",
+        NB01,
+        "count_pairs",
+        """
 def count_pairs(corpus):
     # the words glued into one sequence: pairs across word boundaries are counted
     sequence, weights = [], []
@@ -40,38 +45,73 @@ def count_pairs(corpus):
     for i in range(len(sequence) - 1):
         pair = (sequence[i], sequence[i + 1])
         counts[pair] = counts.get(pair, 0) + weights[i]
-    return counts''', "test_count_pairs", "внутри слова"),
-    Mistake("nb01_word_frequencies_ignored", NB01, "count_pairs", '''
+    return counts""",
+        "test_count_pairs",
+        "внутри слова",
+    ),
+    Mistake(
+        "nb01_word_frequencies_ignored",
+        NB01,
+        "count_pairs",
+        """
 def count_pairs(corpus):
     counts = {}
     for symbols in corpus:
         for pair in zip(symbols, symbols[1:]):
             counts[pair] = counts.get(pair, 0) + 1
-    return counts''', "test_count_pairs", "сумма частот слов"),
-    Mistake("nb01_pair_counts_sorted_by_frequency", NB01, "count_pairs", '''
+    return counts""",
+        "test_count_pairs",
+        "сумма частот слов",
+    ),
+    Mistake(
+        "nb01_pair_counts_sorted_by_frequency",
+        NB01,
+        "count_pairs",
+        """
 from collections import Counter
 def count_pairs(corpus):
     counts = Counter()
     for symbols, freq in corpus.items():
         for pair in zip(symbols, symbols[1:]):
             counts[pair] += freq
-    return dict(counts.most_common())''', "test_count_pairs", "порядке первого появления"),
-    Mistake("nb01_pair_counted_once_per_word", NB01, "count_pairs", '''
+    return dict(counts.most_common())""",
+        "test_count_pairs",
+        "порядке первого появления",
+    ),
+    Mistake(
+        "nb01_pair_counted_once_per_word",
+        NB01,
+        "count_pairs",
+        """
 def count_pairs(corpus):
     counts = {}
     for symbols, freq in corpus.items():
         for pair in set(zip(symbols, symbols[1:])):       # a pair seen twice in a word counts once
             counts[pair] = counts.get(pair, 0) + freq
-    return counts''', "test_count_pairs_hidden", "дважды"),
-    Mistake("nb01_last_pair_of_word_missed", NB01, "count_pairs", '''
+    return counts""",
+        "test_count_pairs_hidden",
+        "дважды",
+    ),
+    Mistake(
+        "nb01_last_pair_of_word_missed",
+        NB01,
+        "count_pairs",
+        """
 def count_pairs(corpus):
     counts = {}
     for symbols, freq in corpus.items():
         for i in range(len(symbols) - 2):                 # off by one: the last pair is missed
             pair = (symbols[i], symbols[i + 1])
             counts[pair] = counts.get(pair, 0) + freq
-    return counts''', "test_count_pairs", "7 + 7 + 6 + 1 = 21"),
-    Mistake("nb01_pairs_counted_in_joined_text", NB01, "count_pairs", '''
+    return counts""",
+        "test_count_pairs",
+        "7 + 7 + 6 + 1 = 21",
+    ),
+    Mistake(
+        "nb01_pairs_counted_in_joined_text",
+        NB01,
+        "count_pairs",
+        """
 def count_pairs(corpus):
     # a text trick: how often "ab" occurs in the word written out (non-overlapping, and across symbols)
     counts = {}
@@ -79,8 +119,15 @@ def count_pairs(corpus):
         text = "".join(symbols)
         for pair in dict.fromkeys(zip(symbols, symbols[1:])):
             counts[pair] = counts.get(pair, 0) + text.count(pair[0] + pair[1]) * freq
-    return counts''', "test_count_pairs_hidden", "дважды"),
-    Mistake("nb01_pairs_counted_in_joined_text_of_merged_symbols", NB01, "count_pairs", '''
+    return counts""",
+        "test_count_pairs_hidden",
+        "дважды",
+    ),
+    Mistake(
+        "nb01_pairs_counted_in_joined_text_of_merged_symbols",
+        NB01,
+        "count_pairs",
+        """
 def count_pairs(corpus):
     # the same trick, counting overlaps too: still sees "аб" where the symbols are "а" and "б" apart
     counts = {}
@@ -90,16 +137,30 @@ def count_pairs(corpus):
             ab = pair[0] + pair[1]
             n = sum(text.startswith(ab, i) for i in range(len(text)))
             counts[pair] = counts.get(pair, 0) + n * freq
-    return counts''', "test_count_pairs_hidden", "а не вхождения склеенной строки"),
-    Mistake("nb01_pair_counts_kept_between_calls", NB01, "count_pairs", '''
+    return counts""",
+        "test_count_pairs_hidden",
+        "а не вхождения склеенной строки",
+    ),
+    Mistake(
+        "nb01_pair_counts_kept_between_calls",
+        NB01,
+        "count_pairs",
+        """
 counts = {}
 def count_pairs(corpus):
     for symbols, freq in corpus.items():              # the dict outside the function keeps growing
         for pair in zip(symbols, symbols[1:]):
             counts[pair] = counts.get(pair, 0) + freq
-    return dict(counts)''', "test_count_pairs", "копится"),
+    return dict(counts)""",
+        "test_count_pairs",
+        "копится",
+    ),
     # -- merge_pair --------------------------------------------------------------------------------
-    Mistake("nb01_overlapping_merge_pair", NB01, "merge_pair", '''
+    Mistake(
+        "nb01_overlapping_merge_pair",
+        NB01,
+        "merge_pair",
+        """
 def merge_pair(corpus, pair):
     merged = {}
     for symbols, freq in corpus.items():
@@ -112,16 +173,30 @@ def merge_pair(corpus, pair):
             else:
                 out.append(symbols[i])
         merged[tuple(out)] = freq
-    return merged''', "test_merge_pair", "перекрываются"),
-    Mistake("nb01_merge_pair_by_text_replace", NB01, "merge_pair", '''
+    return merged""",
+        "test_merge_pair",
+        "перекрываются",
+    ),
+    Mistake(
+        "nb01_merge_pair_by_text_replace",
+        NB01,
+        "merge_pair",
+        """
 def merge_pair(corpus, pair):
     # a text trick: write the word with spaces, replace "a b" by "ab", split again
     merged = {}
     for symbols, freq in corpus.items():
         text = " ".join(symbols).replace(pair[0] + " " + pair[1], pair[0] + pair[1])
         merged[tuple(text.split(" "))] = merged.get(tuple(text.split(" ")), 0) + freq
-    return merged''', "test_merge_pair_hidden", "Сравнивайте пары символов"),
-    Mistake("nb01_merge_pair_overwrites_frequency", NB01, "merge_pair", '''
+    return merged""",
+        "test_merge_pair_hidden",
+        "Сравнивайте пары символов",
+    ),
+    Mistake(
+        "nb01_merge_pair_overwrites_frequency",
+        NB01,
+        "merge_pair",
+        """
 def merge_pair(corpus, pair):
     merged = {}
     for symbols, freq in corpus.items():
@@ -134,8 +209,15 @@ def merge_pair(corpus, pair):
                 out.append(symbols[i])
                 i += 1
         merged[tuple(out)] = freq                   # two words that became equal: one frequency is lost
-    return merged''', "test_merge_pair_hidden", "сложить"),
-    Mistake("nb01_merge_pair_first_occurrence_only", NB01, "merge_pair", '''
+    return merged""",
+        "test_merge_pair_hidden",
+        "сложить",
+    ),
+    Mistake(
+        "nb01_merge_pair_first_occurrence_only",
+        NB01,
+        "merge_pair",
+        """
 def merge_pair(corpus, pair):
     merged = {}
     for symbols, freq in corpus.items():
@@ -149,8 +231,15 @@ def merge_pair(corpus, pair):
                 out.append(symbols[i])
                 i += 1
         merged[tuple(out)] = merged.get(tuple(out), 0) + freq
-    return merged''', "test_merge_pair_hidden", "склеивается дважды"),
-    Mistake("nb01_merge_pair_right_to_left", NB01, "merge_pair", '''
+    return merged""",
+        "test_merge_pair_hidden",
+        "склеивается дважды",
+    ),
+    Mistake(
+        "nb01_merge_pair_right_to_left",
+        NB01,
+        "merge_pair",
+        """
 def merge_pair(corpus, pair):
     merged = {}
     for symbols, freq in corpus.items():
@@ -163,8 +252,15 @@ def merge_pair(corpus, pair):
                 out.insert(0, symbols[i])
                 i -= 1
         merged[tuple(out)] = merged.get(tuple(out), 0) + freq
-    return merged''', "test_merge_pair", "слева направо"),
-    Mistake("nb01_merge_pair_changes_the_corpus", NB01, "merge_pair", '''
+    return merged""",
+        "test_merge_pair",
+        "слева направо",
+    ),
+    Mistake(
+        "nb01_merge_pair_changes_the_corpus",
+        NB01,
+        "merge_pair",
+        """
 def merge_pair(corpus, pair):
     for symbols in list(corpus):
         out, i = [], 0
@@ -177,8 +273,15 @@ def merge_pair(corpus, pair):
                 i += 1
         freq = corpus.pop(symbols)                   # edits the corpus it was given
         corpus[tuple(out)] = corpus.get(tuple(out), 0) + freq
-    return corpus''', "test_merge_pair", "верните новый словарь"),
-    Mistake("nb01_merge_pair_either_order", NB01, "merge_pair", '''
+    return corpus""",
+        "test_merge_pair",
+        "верните новый словарь",
+    ),
+    Mistake(
+        "nb01_merge_pair_either_order",
+        NB01,
+        "merge_pair",
+        """
 def merge_pair(corpus, pair):
     merged = {}
     for symbols, freq in corpus.items():
@@ -191,9 +294,16 @@ def merge_pair(corpus, pair):
                 out.append(symbols[i])
                 i += 1
         merged[tuple(out)] = merged.get(tuple(out), 0) + freq
-    return merged''', "test_merge_pair_hidden", "пара (б, а) — другая пара"),
+    return merged""",
+        "test_merge_pair_hidden",
+        "пара (б, а) — другая пара",
+    ),
     # -- learn_merges ------------------------------------------------------------------------------
-    Mistake("nb01_tie_goes_to_last_pair", NB01, "learn_merges", '''
+    Mistake(
+        "nb01_tie_goes_to_last_pair",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
     steps = []
@@ -207,8 +317,15 @@ def learn_merges(word_freqs, num_merges):
                 best = pair
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
-    return steps''', "test_learn_merges_hidden", "ничьей"),
-    Mistake("nb01_tie_goes_to_smallest_pair", NB01, "learn_merges", '''
+    return steps""",
+        "test_learn_merges_hidden",
+        "ничьей",
+    ),
+    Mistake(
+        "nb01_tie_goes_to_smallest_pair",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
     steps = []
@@ -219,8 +336,15 @@ def learn_merges(word_freqs, num_merges):
         best = max(sorted(counts), key=counts.get)     # among equals: the alphabetically first pair
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
-    return steps''', "test_learn_merges_hidden", "не наименьшая"),
-    Mistake("nb01_words_sorted_before_training", NB01, "learn_merges", '''
+    return steps""",
+        "test_learn_merges_hidden",
+        "не наименьшая",
+    ),
+    Mistake(
+        "nb01_words_sorted_before_training",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): word_freqs[word] for word in sorted(word_freqs)}   # changes which pair comes first
     steps = []
@@ -231,8 +355,15 @@ def learn_merges(word_freqs, num_merges):
         best = max(counts, key=counts.get)
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
-    return steps''', "test_learn_merges_hidden", "без сортировки"),
-    Mistake("nb01_learn_merges_crashes_without_pairs", NB01, "learn_merges", '''
+    return steps""",
+        "test_learn_merges_hidden",
+        "без сортировки",
+    ),
+    Mistake(
+        "nb01_learn_merges_crashes_without_pairs",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
     steps = []
@@ -241,8 +372,15 @@ def learn_merges(word_freqs, num_merges):
         best = max(counts, key=counts.get)
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
-    return steps''', "test_learn_merges", "break"),
-    Mistake("nb01_stops_when_no_pair_repeats", NB01, "learn_merges", '''
+    return steps""",
+        "test_learn_merges",
+        "break",
+    ),
+    Mistake(
+        "nb01_stops_when_no_pair_repeats",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
     steps = []
@@ -253,8 +391,15 @@ def learn_merges(word_freqs, num_merges):
         best = max(counts, key=counts.get)
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
-    return steps''', "test_learn_merges", "пару с частотой 1 тоже склеивают"),
-    Mistake("nb01_one_merge_too_few", NB01, "learn_merges", '''
+    return steps""",
+        "test_learn_merges",
+        "пару с частотой 1 тоже склеивают",
+    ),
+    Mistake(
+        "nb01_one_merge_too_few",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
     steps = []
@@ -265,8 +410,15 @@ def learn_merges(word_freqs, num_merges):
         best = max(counts, key=counts.get)
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
-    return steps''', "test_learn_merges", "learn_merges(WORD_FREQS, 5)"),
-    Mistake("nb01_corpus_not_updated", NB01, "learn_merges", '''
+    return steps""",
+        "test_learn_merges",
+        "learn_merges(WORD_FREQS, 5)",
+    ),
+    Mistake(
+        "nb01_corpus_not_updated",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
     steps = []
@@ -277,8 +429,15 @@ def learn_merges(word_freqs, num_merges):
         best = max(counts, key=counts.get)
         steps.append((best, counts[best]))
         merge_pair(corpus, best)                       # the result is thrown away
-    return steps''', "test_learn_merges", "склеивается во всём корпусе"),
-    Mistake("nb01_frequency_after_the_merge", NB01, "learn_merges", '''
+    return steps""",
+        "test_learn_merges",
+        "склеивается во всём корпусе",
+    ),
+    Mistake(
+        "nb01_frequency_after_the_merge",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
     steps = []
@@ -289,8 +448,15 @@ def learn_merges(word_freqs, num_merges):
         best = max(counts, key=counts.get)
         corpus = merge_pair(corpus, best)
         steps.append((best, count_pairs(corpus).get(best, 0)))   # counted after the merge: 0
-    return steps''', "test_learn_merges", "кортеж (пара, её частота)"),
-    Mistake("nb01_steps_kept_between_calls", NB01, "learn_merges", '''
+    return steps""",
+        "test_learn_merges",
+        "кортеж (пара, её частота)",
+    ),
+    Mistake(
+        "nb01_steps_kept_between_calls",
+        NB01,
+        "learn_merges",
+        """
 steps = []
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
@@ -301,33 +467,69 @@ def learn_merges(word_freqs, num_merges):
         best = max(counts, key=counts.get)
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
-    return list(steps)''', "test_learn_merges", "ничего не копится между вызовами"),
+    return list(steps)""",
+        "test_learn_merges",
+        "ничего не копится между вызовами",
+    ),
     # a mistake in a helper: learn_merges' visible test names the function to fix first
-    Mistake("nb01_merge_pair_keeps_the_pair_as_a_tuple", NB01, "merge_pair", MERGE_PAIR.replace(
-        "out.append(symbols[i] + symbols[i + 1])", "out.append((symbols[i], symbols[i + 1]))"),
-        "test_merge_pair", "склеивается в одну строку"),
-    Mistake("nb01_merge_pair_keeps_the_pair_as_a_tuple_named_in_learn_merges", NB01, "merge_pair", MERGE_PAIR.replace(
-        "out.append(symbols[i] + symbols[i + 1])", "out.append((symbols[i], symbols[i + 1]))"),
-        "test_learn_merges", "Сначала исправьте merge_pair"),
-    Mistake("nb01_unweighted_count_pairs_named_in_learn_merges", NB01, "count_pairs", '''
+    Mistake(
+        "nb01_merge_pair_keeps_the_pair_as_a_tuple",
+        NB01,
+        "merge_pair",
+        MERGE_PAIR.replace("out.append(symbols[i] + symbols[i + 1])", "out.append((symbols[i], symbols[i + 1]))"),
+        "test_merge_pair",
+        "склеивается в одну строку",
+    ),
+    Mistake(
+        "nb01_merge_pair_keeps_the_pair_as_a_tuple_named_in_learn_merges",
+        NB01,
+        "merge_pair",
+        MERGE_PAIR.replace("out.append(symbols[i] + symbols[i + 1])", "out.append((symbols[i], symbols[i + 1]))"),
+        "test_learn_merges",
+        "Сначала исправьте merge_pair",
+    ),
+    Mistake(
+        "nb01_unweighted_count_pairs_named_in_learn_merges",
+        NB01,
+        "count_pairs",
+        """
 def count_pairs(corpus):
     counts = {}
     for symbols in corpus:
         for pair in zip(symbols, symbols[1:]):
             counts[pair] = counts.get(pair, 0) + 1
-    return counts''', "test_learn_merges", "Сначала исправьте count_pairs"),
+    return counts""",
+        "test_learn_merges",
+        "Сначала исправьте count_pairs",
+    ),
     # issue 20: wrong code that had full marks, and messages that named the wrong cause
-    Mistake("nb01_merge_pair_compares_glued_text", NB01, "merge_pair", MERGE_PAIR.replace(
-        "(symbols[i], symbols[i + 1]) == pair", "symbols[i] + symbols[i + 1] == pair[0] + pair[1]"),
-        "test_merge_pair_hidden", "а не их склейку"),
-    Mistake("nb01_pair_counts_kept_between_calls_named_in_hidden", NB01, "count_pairs", '''
+    Mistake(
+        "nb01_merge_pair_compares_glued_text",
+        NB01,
+        "merge_pair",
+        MERGE_PAIR.replace("(symbols[i], symbols[i + 1]) == pair", "symbols[i] + symbols[i + 1] == pair[0] + pair[1]"),
+        "test_merge_pair_hidden",
+        "а не их склейку",
+    ),
+    Mistake(
+        "nb01_pair_counts_kept_between_calls_named_in_hidden",
+        NB01,
+        "count_pairs",
+        """
 counts = {}
 def count_pairs(corpus):
     for symbols, freq in corpus.items():              # the dict outside the function keeps growing
         for pair in zip(symbols, symbols[1:]):
             counts[pair] = counts.get(pair, 0) + freq
-    return dict(counts)''', "test_count_pairs_hidden", "словарь копится между ними"),
-    Mistake("nb01_skips_frequency_one_named_in_hidden", NB01, "learn_merges", '''
+    return dict(counts)""",
+        "test_count_pairs_hidden",
+        "словарь копится между ними",
+    ),
+    Mistake(
+        "nb01_skips_frequency_one_named_in_hidden",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freqs.items()}
     steps = []
@@ -340,39 +542,102 @@ def learn_merges(word_freqs, num_merges):
             break
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
-    return steps''', "test_learn_merges_hidden", "Пару с частотой 1 тоже склеивают"),
-    Mistake("nb01_constant_count_pairs", NB01, "count_pairs", '''
+    return steps""",
+        "test_learn_merges_hidden",
+        "Пару с частотой 1 тоже склеивают",
+    ),
+    Mistake(
+        "nb01_constant_count_pairs",
+        NB01,
+        "count_pairs",
+        """
 def count_pairs(corpus):
-    return {}''', "test_count_pairs_hidden", "ожидалось"),
-    Mistake("nb01_constant_merge_pair", NB01, "merge_pair", '''
+    return {}""",
+        "test_count_pairs_hidden",
+        "ожидалось",
+    ),
+    Mistake(
+        "nb01_constant_merge_pair",
+        NB01,
+        "merge_pair",
+        """
 def merge_pair(corpus, pair):
-    return dict(corpus)''', "test_merge_pair_hidden", "ожидалось"),
-    Mistake("nb01_constant_learn_merges", NB01, "learn_merges", '''
+    return dict(corpus)""",
+        "test_merge_pair_hidden",
+        "ожидалось",
+    ),
+    Mistake(
+        "nb01_constant_learn_merges",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
-    return []''', "test_learn_merges_hidden", "ожидалось"),
+    return []""",
+        "test_learn_merges_hidden",
+        "ожидалось",
+    ),
     # -- quiz --------------------------------------------------------------------------------------
-    Mistake("nb01_quiz_steps_are_the_pair_frequency", NB01, "quiz_answers",
-            QUIZ.replace("ANSWER_2 = 3", "ANSWER_2 = 7"), "test_quiz_2", "не число шагов"),
-    Mistake("nb01_quiz_steps_as_text", NB01, "quiz_answers",
-            QUIZ.replace("ANSWER_2 = 3", 'ANSWER_2 = "3"'), "test_quiz_2", "целым числом"),
-    Mistake("nb01_quiz_later_pair_of_the_tie", NB01, "quiz_answers",
-            QUIZ.replace('("e", "s")', '("s", "t")'), "test_quiz_3", "ничьей"),
-    Mistake("nb01_quiz_first_pair_as_string", NB01, "quiz_answers",
-            QUIZ.replace('("e", "s")', '"es"'), "test_quiz_3", "кортежем из двух строк"),
-    Mistake("nb01_quiz_bpe_knows_grammar", NB01, "quiz_answers",
-            QUIZ.replace('ANSWER_1 = "b"', 'ANSWER_1 = "a"'), "test_quiz_1", "частоты пар"),
+    Mistake(
+        "nb01_quiz_steps_are_the_pair_frequency",
+        NB01,
+        "quiz_answers",
+        QUIZ.replace("ANSWER_2 = 3", "ANSWER_2 = 7"),
+        "test_quiz_2",
+        "не число шагов",
+    ),
+    Mistake(
+        "nb01_quiz_steps_as_text",
+        NB01,
+        "quiz_answers",
+        QUIZ.replace("ANSWER_2 = 3", 'ANSWER_2 = "3"'),
+        "test_quiz_2",
+        "целым числом",
+    ),
+    Mistake(
+        "nb01_quiz_later_pair_of_the_tie",
+        NB01,
+        "quiz_answers",
+        QUIZ.replace('("e", "s")', '("s", "t")'),
+        "test_quiz_3",
+        "ничьей",
+    ),
+    Mistake(
+        "nb01_quiz_first_pair_as_string",
+        NB01,
+        "quiz_answers",
+        QUIZ.replace('("e", "s")', '"es"'),
+        "test_quiz_3",
+        "кортежем из двух строк",
+    ),
+    Mistake(
+        "nb01_quiz_bpe_knows_grammar",
+        NB01,
+        "quiz_answers",
+        QUIZ.replace('ANSWER_1 = "b"', 'ANSWER_1 = "a"'),
+        "test_quiz_1",
+        "частоты пар",
+    ),
 ]
 
 ALTERNATIVES = [
-    Alternative("nb01_count_pairs_with_counter", NB01, "count_pairs", '''
+    Alternative(
+        "nb01_count_pairs_with_counter",
+        NB01,
+        "count_pairs",
+        """
 from collections import Counter
 def count_pairs(corpus):
     counts = Counter()
     for word, n in corpus.items():
         for a, b in zip(word, word[1:]):
             counts[a, b] += n
-    return counts'''),
-    Alternative("nb01_count_pairs_with_indices", NB01, "count_pairs", '''
+    return counts""",
+    ),
+    Alternative(
+        "nb01_count_pairs_with_indices",
+        NB01,
+        "count_pairs",
+        """
 def count_pairs(corpus):
     result = {}
     for word in corpus:
@@ -382,8 +647,13 @@ def count_pairs(corpus):
                 result[key] += corpus[word]
             else:
                 result[key] = corpus[word]
-    return result'''),
-    Alternative("nb01_merge_pair_with_for_and_skip", NB01, "merge_pair", '''
+    return result""",
+    ),
+    Alternative(
+        "nb01_merge_pair_with_for_and_skip",
+        NB01,
+        "merge_pair",
+        """
 def merge_pair(corpus, pair):
     result = {}
     for word, n in corpus.items():
@@ -398,8 +668,13 @@ def merge_pair(corpus, pair):
             else:
                 new.append(symbol)
         result[tuple(new)] = result.get(tuple(new), 0) + n
-    return result'''),
-    Alternative("nb01_merge_pair_with_defaultdict", NB01, "merge_pair", '''
+    return result""",
+    ),
+    Alternative(
+        "nb01_merge_pair_with_defaultdict",
+        NB01,
+        "merge_pair",
+        """
 from collections import defaultdict
 def merge_pair(corpus, pair):
     a, b = pair
@@ -412,8 +687,13 @@ def merge_pair(corpus, pair):
                 symbols[i:i + 2] = [a + b]
             i += 1
         result[tuple(symbols)] += n
-    return dict(result)'''),
-    Alternative("nb01_learn_merges_with_explicit_loop", NB01, "learn_merges", '''
+    return dict(result)""",
+    ),
+    Alternative(
+        "nb01_learn_merges_with_explicit_loop",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = {tuple(w): n for w, n in word_freqs.items()}
     steps = []
@@ -427,8 +707,13 @@ def learn_merges(word_freqs, num_merges):
             break
         steps.append((best, best_count))
         corpus = merge_pair(corpus, best)
-    return steps'''),
-    Alternative("nb01_learn_merges_on_strings", NB01, "learn_merges", '''
+    return steps""",
+    ),
+    Alternative(
+        "nb01_learn_merges_on_strings",
+        NB01,
+        "learn_merges",
+        """
 def learn_merges(word_freqs, num_merges):
     corpus = dict(word_freqs)              # strings work too: zip and + see them as symbols
     steps = []
@@ -439,5 +724,6 @@ def learn_merges(word_freqs, num_merges):
         best = max(counts.items(), key=lambda kv: kv[1])[0]
         steps.append((best, counts[best]))
         corpus = merge_pair(corpus, best)
-    return steps'''),
+    return steps""",
+    ),
 ]

@@ -4,11 +4,12 @@ For each graded function, the plausible wrong versions a student will try: the l
 frequent pair instead of the earliest rule, rules replayed in the dictionary's key order, text tricks
 over ",".join(map(str, ids)), caches that outlive a call, trees not taken apart to the bytes, rules
 listed twice or in the order of the tokens, and wrong quiz answers."""
+
 from . import Alternative, Mistake
 
 NB03 = "03_encode_order"
 
-ENCODE = '''
+ENCODE = """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) >= 2:
@@ -17,9 +18,9 @@ def encode(text, merges):
             break
         pair = min(known, key=merges.get)
         ids = merge(ids, pair, merges[pair])
-    return ids'''
+    return ids"""
 
-APPLIED = '''
+APPLIED = """
 def applied_merges(ids, merges):
     parts = {new_id: pair for pair, new_id in merges.items()}
     used, todo = set(), [i for i in ids if i >= 256]
@@ -28,7 +29,7 @@ def applied_merges(ids, merges):
         if token not in used:
             used.add(token)
             todo.extend(part for part in parts[token] if part >= 256)
-    return sorted(used)'''
+    return sorted(used)"""
 
 QUIZ = '''
 ANSWER_1 = [97, 258]
@@ -36,7 +37,11 @@ ANSWER_2 = "b"
 ANSWER_3 = "a"'''
 
 MISTAKES = [
-    Mistake("nb03_greedy_leftmost_pair", NB03, "encode", '''
+    Mistake(
+        "nb03_greedy_leftmost_pair",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     # merges the leftmost known pair, whatever its id
     ids = list(text.encode("utf-8"))
@@ -47,8 +52,15 @@ def encode(text, merges):
                 break
         else:
             break
-    return ids''', "test_encode", "самую левую"),
-    Mistake("nb03_greedy_left_to_right_passes", NB03, "encode", '''
+    return ids""",
+        "test_encode",
+        "самую левую",
+    ),
+    Mistake(
+        "nb03_greedy_left_to_right_passes",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     # passes from left to right, merging every known pair on the way, until nothing changes
     ids = list(text.encode("utf-8"))
@@ -64,8 +76,15 @@ def encode(text, merges):
                 out.append(ids[i])
                 i += 1
         ids = out
-    return ids''', "test_encode", "самую левую"),
-    Mistake("nb03_most_frequent_pair_in_text", NB03, "encode", '''
+    return ids""",
+        "test_encode",
+        "самую левую",
+    ),
+    Mistake(
+        "nb03_most_frequent_pair_in_text",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) >= 2:
@@ -75,20 +94,41 @@ def encode(text, merges):
             break
         pair = max(known, key=known.get)      # the most frequent pair of this text
         ids = merge(ids, pair, merges[pair])
-    return ids''', "test_encode", "самую частую"),
-    Mistake("nb03_replay_reversed", NB03, "encode", '''
+    return ids""",
+        "test_encode",
+        "самую частую",
+    ),
+    Mistake(
+        "nb03_replay_reversed",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     for pair, new_id in reversed(list(merges.items())):   # the last learned rule first
         ids = merge(ids, pair, new_id)
-    return ids''', "test_encode", "в порядке обучения"),
-    Mistake("nb03_replay_sorted_by_pair", NB03, "encode", '''
+    return ids""",
+        "test_encode",
+        "в порядке обучения",
+    ),
+    Mistake(
+        "nb03_replay_sorted_by_pair",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     for pair in sorted(merges):                  # sorted by the pair, not by the id
         ids = merge(ids, pair, merges[pair])
-    return ids''', "test_encode", "по сортировке пар"),
-    Mistake("nb03_last_pair_left_unmerged", NB03, "encode", '''
+    return ids""",
+        "test_encode",
+        "по сортировке пар",
+    ),
+    Mistake(
+        "nb03_last_pair_left_unmerged",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) > 2:
@@ -97,8 +137,15 @@ def encode(text, merges):
             break
         pair = min(known, key=merges.get)
         ids = merge(ids, pair, merges[pair])
-    return ids''', "test_encode", "последнюю пару"),
-    Mistake("nb03_min_of_empty_sequence", NB03, "encode", '''
+    return ids""",
+        "test_encode",
+        "последнюю пару",
+    ),
+    Mistake(
+        "nb03_min_of_empty_sequence",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     while True:
@@ -106,8 +153,15 @@ def encode(text, merges):
         if pair not in merges:
             break
         ids = merge(ids, pair, merges[pair])
-    return ids''', "test_encode", "min() от пустой последовательности"),
-    Mistake("nb03_min_key_without_default", NB03, "encode", '''
+    return ids""",
+        "test_encode",
+        "min() от пустой последовательности",
+    ),
+    Mistake(
+        "nb03_min_key_without_default",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) >= 2:
@@ -115,21 +169,42 @@ def encode(text, merges):
         if pair not in merges:
             break
         ids = merge(ids, pair, merges[pair])
-    return ids''', "test_encode", "TypeError"),
-    Mistake("nb03_replay_in_insertion_order", NB03, "encode", '''
+    return ids""",
+        "test_encode",
+        "TypeError",
+    ),
+    Mistake(
+        "nb03_replay_in_insertion_order",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     for pair, new_id in merges.items():          # every rule once, in the order of the keys
         ids = merge(ids, pair, new_id)
-    return ids''', "test_encode", "порядок ключей словаря"),
-    Mistake("nb03_encode_by_text_replace", NB03, "encode", '''
+    return ids""",
+        "test_encode",
+        "порядок ключей словаря",
+    ),
+    Mistake(
+        "nb03_encode_by_text_replace",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     # a text trick: "25,6,97" contains "6,97", "44,9" contains "4,9"
     line = ",".join(map(str, text.encode("utf-8")))
     for (a, b), new_id in sorted(merges.items(), key=lambda kv: kv[1]):
         line = line.replace(f"{a},{b}", str(new_id))
-    return [int(x) for x in line.split(",")] if line else []''', "test_encode_hidden", "сравнивайте id как числа"),
-    Mistake("nb03_encode_cached_by_text", NB03, "encode", '''
+    return [int(x) for x in line.split(",")] if line else []""",
+        "test_encode_hidden",
+        "сравнивайте id как числа",
+    ),
+    Mistake(
+        "nb03_encode_cached_by_text",
+        NB03,
+        "encode",
+        """
 _seen = {}
 def encode(text, merges):
     if text in _seen:                             # the same text with another table: a stale answer
@@ -142,17 +217,42 @@ def encode(text, merges):
         pair = min(known, key=merges.get)
         ids = merge(ids, pair, merges[pair])
     _seen[text] = ids
-    return ids''', "test_encode_hidden", "опирается на токен 256"),
-    Mistake("nb03_latest_rule_first", NB03, "encode", ENCODE.replace("min(known, key=merges.get)", "max(known, key=merges.get)"),
-            "test_encode", "наименьшим id"),
-    Mistake("nb03_encode_on_code_points", NB03, "encode", ENCODE.replace(
-        'list(text.encode("utf-8"))', "[ord(ch) for ch in text]"), "test_encode", "по байтам UTF-8"),
+    return ids""",
+        "test_encode_hidden",
+        "опирается на токен 256",
+    ),
+    Mistake(
+        "nb03_latest_rule_first",
+        NB03,
+        "encode",
+        ENCODE.replace("min(known, key=merges.get)", "max(known, key=merges.get)"),
+        "test_encode",
+        "наименьшим id",
+    ),
+    Mistake(
+        "nb03_encode_on_code_points",
+        NB03,
+        "encode",
+        ENCODE.replace('list(text.encode("utf-8"))', "[ord(ch) for ch in text]"),
+        "test_encode",
+        "по байтам UTF-8",
+    ),
     # -- applied_merges ----------------------------------------------------------------------------
-    Mistake("nb03_applied_top_level_only", NB03, "applied_merges", '''
+    Mistake(
+        "nb03_applied_top_level_only",
+        NB03,
+        "applied_merges",
+        """
 def applied_merges(ids, merges):
-    return sorted({i for i in ids if i >= 256})      # the parts inside the tokens are forgotten''',
-            "test_applied_merges", "разберите токен до байтов"),
-    Mistake("nb03_applied_one_level", NB03, "applied_merges", '''
+    return sorted({i for i in ids if i >= 256})      # the parts inside the tokens are forgotten""",
+        "test_applied_merges",
+        "разберите токен до байтов",
+    ),
+    Mistake(
+        "nb03_applied_one_level",
+        NB03,
+        "applied_merges",
+        """
 def applied_merges(ids, merges):
     parts = {new_id: pair for pair, new_id in merges.items()}
     used = set()
@@ -160,8 +260,15 @@ def applied_merges(ids, merges):
         if i >= 256:
             used.add(i)
             used.update(p for p in parts[i] if p >= 256)   # one level down only
-    return sorted(used)''', "test_applied_merges", "на всю глубину"),
-    Mistake("nb03_applied_with_repeats", NB03, "applied_merges", '''
+    return sorted(used)""",
+        "test_applied_merges",
+        "на всю глубину",
+    ),
+    Mistake(
+        "nb03_applied_with_repeats",
+        NB03,
+        "applied_merges",
+        """
 def applied_merges(ids, merges):
     parts = {new_id: pair for pair, new_id in merges.items()}
     out = []
@@ -173,8 +280,15 @@ def applied_merges(ids, merges):
             out.append(token)                          # a rule inside two tokens is listed twice
     for token in ids:
         walk(token)
-    return sorted(out)''', "test_applied_merges", "один раз, хотя в токене"),
-    Mistake("nb03_applied_in_token_order", NB03, "applied_merges", '''
+    return sorted(out)""",
+        "test_applied_merges",
+        "один раз, хотя в токене",
+    ),
+    Mistake(
+        "nb03_applied_in_token_order",
+        NB03,
+        "applied_merges",
+        """
 def applied_merges(ids, merges):
     parts = {new_id: pair for pair, new_id in merges.items()}
     out = []
@@ -186,8 +300,15 @@ def applied_merges(ids, merges):
             out.append(token)                          # the order of the tokens, not of the rules
     for token in ids:
         walk(token)
-    return out''', "test_applied_merges", "не порядок токенов в ids"),
-    Mistake("nb03_applied_with_bytes", NB03, "applied_merges", '''
+    return out""",
+        "test_applied_merges",
+        "не порядок токенов в ids",
+    ),
+    Mistake(
+        "nb03_applied_with_bytes",
+        NB03,
+        "applied_merges",
+        """
 def applied_merges(ids, merges):
     parts = {new_id: pair for pair, new_id in merges.items()}
     used, todo = set(), list(ids)
@@ -196,13 +317,33 @@ def applied_merges(ids, merges):
         if token not in used:
             used.add(token)                            # the bytes go into the answer too
             todo.extend(parts.get(token, ()))
-    return sorted(used)''', "test_applied_merges", "байты (id < 256) — не правила"),
-    Mistake("nb03_applied_newest_first", NB03, "applied_merges", APPLIED.replace("sorted(used)", "sorted(used, reverse=True)"),
-            "test_applied_merges", "Сначала сработало правило 256"),
-    Mistake("nb03_applied_in_key_order", NB03, "applied_merges", APPLIED.replace(
-        "return sorted(used)", "return [i for i in merges.values() if i in used]   # the order of the keys"),
-        "test_applied_merges_hidden", "порядке ключей словаря"),
-    Mistake("nb03_applied_table_cached", NB03, "applied_merges", '''
+    return sorted(used)""",
+        "test_applied_merges",
+        "байты (id < 256) — не правила",
+    ),
+    Mistake(
+        "nb03_applied_newest_first",
+        NB03,
+        "applied_merges",
+        APPLIED.replace("sorted(used)", "sorted(used, reverse=True)"),
+        "test_applied_merges",
+        "Сначала сработало правило 256",
+    ),
+    Mistake(
+        "nb03_applied_in_key_order",
+        NB03,
+        "applied_merges",
+        APPLIED.replace(
+            "return sorted(used)", "return [i for i in merges.values() if i in used]   # the order of the keys"
+        ),
+        "test_applied_merges_hidden",
+        "порядке ключей словаря",
+    ),
+    Mistake(
+        "nb03_applied_table_cached",
+        NB03,
+        "applied_merges",
+        """
 _parts = {}
 def applied_merges(ids, merges):
     if not _parts:                                     # built once, from the first table it saw
@@ -213,9 +354,16 @@ def applied_merges(ids, merges):
         if token not in used and token in _parts:
             used.add(token)
             todo.extend(part for part in _parts[token] if part >= 256)
-    return sorted(used)''', "test_applied_merges", "ничего не запоминайте"),
+    return sorted(used)""",
+        "test_applied_merges",
+        "ничего не запоминайте",
+    ),
     # issue 20: merging only the first occurrence was blamed on len(ids) >= 2
-    Mistake("nb03_replay_first_occurrence_only", NB03, "encode", '''
+    Mistake(
+        "nb03_replay_first_occurrence_only",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     for pair, new_id in sorted(merges.items(), key=lambda kv: kv[1]):   # every rule once, by id
@@ -223,22 +371,59 @@ def encode(text, merges):
             if (ids[i], ids[i + 1]) == pair:                             # only the first occurrence
                 ids = ids[:i] + [new_id] + ids[i + 2:]
                 break
-    return ids''', "test_encode", "а не первое"),
+    return ids""",
+        "test_encode",
+        "а не первое",
+    ),
     # -- quiz --------------------------------------------------------------------------------------
-    Mistake("nb03_quiz_leftmost_answer", NB03, "quiz_answers", QUIZ.replace("[97, 258]", "[257, 99, 100]"),
-            "test_quiz_1", "жадного"),
-    Mistake("nb03_quiz_third_rule_forgotten", NB03, "quiz_answers", QUIZ.replace("[97, 258]", "[97, 256, 100]"),
-            "test_quiz_1", "Какие пары появляются после первого слияния"),
-    Mistake("nb03_quiz_rule_fires_per_occurrence", NB03, "quiz_answers", QUIZ.replace('ANSWER_2 = "b"', 'ANSWER_2 = "a"'),
-            "test_quiz_2", "все вхождения своей пары сразу"),
-    Mistake("nb03_quiz_every_rule_fires", NB03, "quiz_answers", QUIZ.replace('ANSWER_2 = "b"', 'ANSWER_2 = "c"'),
-            "test_quiz_2", "чьих пар в тексте нет"),
-    Mistake("nb03_quiz_replay_is_faster", NB03, "quiz_answers", QUIZ.replace('ANSWER_3 = "a"', 'ANSWER_3 = "b"'),
-            "test_quiz_3", "сколько проходов по слову"),
+    Mistake(
+        "nb03_quiz_leftmost_answer",
+        NB03,
+        "quiz_answers",
+        QUIZ.replace("[97, 258]", "[257, 99, 100]"),
+        "test_quiz_1",
+        "жадного",
+    ),
+    Mistake(
+        "nb03_quiz_third_rule_forgotten",
+        NB03,
+        "quiz_answers",
+        QUIZ.replace("[97, 258]", "[97, 256, 100]"),
+        "test_quiz_1",
+        "Какие пары появляются после первого слияния",
+    ),
+    Mistake(
+        "nb03_quiz_rule_fires_per_occurrence",
+        NB03,
+        "quiz_answers",
+        QUIZ.replace('ANSWER_2 = "b"', 'ANSWER_2 = "a"'),
+        "test_quiz_2",
+        "все вхождения своей пары сразу",
+    ),
+    Mistake(
+        "nb03_quiz_every_rule_fires",
+        NB03,
+        "quiz_answers",
+        QUIZ.replace('ANSWER_2 = "b"', 'ANSWER_2 = "c"'),
+        "test_quiz_2",
+        "чьих пар в тексте нет",
+    ),
+    Mistake(
+        "nb03_quiz_replay_is_faster",
+        NB03,
+        "quiz_answers",
+        QUIZ.replace('ANSWER_3 = "a"', 'ANSWER_3 = "b"'),
+        "test_quiz_3",
+        "сколько проходов по слову",
+    ),
 ]
 
 ALTERNATIVES = [
-    Alternative("nb03_min_with_infinite_default", NB03, "encode", '''
+    Alternative(
+        "nb03_min_with_infinite_default",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) >= 2:
@@ -246,8 +431,13 @@ def encode(text, merges):
         if pair not in merges:
             break
         ids = merge(ids, pair, merges[pair])
-    return ids'''),
-    Alternative("nb03_min_over_get_pair_counts", NB03, "encode", '''
+    return ids""",
+    ),
+    Alternative(
+        "nb03_min_over_get_pair_counts",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) >= 2:
@@ -256,8 +446,13 @@ def encode(text, merges):
         if pair not in merges:
             break
         ids = merge(ids, pair, merges[pair])
-    return ids'''),
-    Alternative("nb03_replay_sorted_by_id_own_merge", NB03, "encode", '''
+    return ids""",
+    ),
+    Alternative(
+        "nb03_replay_sorted_by_id_own_merge",
+        NB03,
+        "encode",
+        """
 def encode(text, merges):
     ids = list(text.encode("utf-8"))
     for (a, b), new_id in sorted(merges.items(), key=lambda kv: kv[1]):
@@ -270,8 +465,13 @@ def encode(text, merges):
                 out.append(ids[i])
                 i += 1
         ids = out
-    return ids'''),
-    Alternative("nb03_applied_by_recursion", NB03, "applied_merges", '''
+    return ids""",
+    ),
+    Alternative(
+        "nb03_applied_by_recursion",
+        NB03,
+        "applied_merges",
+        """
 def applied_merges(ids, merges):
     parts = {v: k for k, v in merges.items()}
     found = []
@@ -282,8 +482,13 @@ def applied_merges(ids, merges):
                 visit(part)
     for token in ids:
         visit(token)
-    return sorted(found)'''),
-    Alternative("nb03_applied_by_encoding_again", NB03, "applied_merges", '''
+    return sorted(found)""",
+    ),
+    Alternative(
+        "nb03_applied_by_encoding_again",
+        NB03,
+        "applied_merges",
+        """
 def applied_merges(ids, merges):
     # decode the tokens back to text and encode it again, writing down each rule as it fires
     pieces = token_bytes(dict(sorted(merges.items(), key=lambda kv: kv[1])))   # parts before wholes
@@ -296,5 +501,6 @@ def applied_merges(ids, merges):
         pair = min(known, key=merges.get)
         fired.append(merges[pair])
         ids_again = merge(ids_again, pair, merges[pair])
-    return fired'''),
+    return fired""",
+    ),
 ]

@@ -1,74 +1,133 @@
 """Mistakes and alternative solutions for notebook 04_decode_utf8."""
+
 from . import Alternative, Mistake
 
 NB04 = "04_decode_utf8"
 
 MISTAKES = [
     # ---------------------------------------------------------------- decode
-    Mistake("nb04_decode_each_token_replace", NB04, "decode", '''
+    Mistake(
+        "nb04_decode_each_token_replace",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         vocab[new_id] = vocab[a] + vocab[b]
-    return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)''',
-            "test_decode", "сначала склеить"),
-    Mistake("nb04_decode_each_token_strict", NB04, "decode", '''
+    return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)""",
+        "test_decode",
+        "сначала склеить",
+    ),
+    Mistake(
+        "nb04_decode_each_token_strict",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         vocab[new_id] = vocab[a] + vocab[b]
-    return "".join(vocab[i].decode("utf-8") for i in ids)''',
-            "test_decode", "UnicodeDecodeError"),
-    Mistake("nb04_decode_without_replace", NB04, "decode", '''
+    return "".join(vocab[i].decode("utf-8") for i in ids)""",
+        "test_decode",
+        "UnicodeDecodeError",
+    ),
+    Mistake(
+        "nb04_decode_without_replace",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8")''',
-            "test_decode", 'errors="replace"'),
-    Mistake("nb04_decode_table_sorted_by_pair", NB04, "decode", '''
+    return b"".join(vocab[i] for i in ids).decode("utf-8")""",
+        "test_decode",
+        'errors="replace"',
+    ),
+    Mistake(
+        "nb04_decode_table_sorted_by_pair",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in sorted(merges.items()):      # sorted by pair, not training order
         vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")''',
-            "test_decode", "порядке обучения"),
-    Mistake("nb04_decode_table_newest_first", NB04, "decode", '''
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        "test_decode",
+        "порядке обучения",
+    ),
+    Mistake(
+        "nb04_decode_table_newest_first",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in reversed(list(merges.items())):   # new ids before their parts
         vocab[new_id] = vocab.get(a, b"") + vocab.get(b, b"")
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")''',
-            "test_decode", "порядке обучения"),
-    Mistake("nb04_decode_parts_as_bytes", NB04, "decode", '''
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        "test_decode",
+        "порядке обучения",
+    ),
+    Mistake(
+        "nb04_decode_parts_as_bytes",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         vocab[new_id] = bytes([a, b])                  # parts may be new tokens themselves
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")''',
-            "test_decode", "часть может и сама быть новым токеном"),
-    Mistake("nb04_decode_strips_text", NB04, "decode", '''
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        "test_decode",
+        "часть может и сама быть новым токеном",
+    ),
+    Mistake(
+        "nb04_decode_strips_text",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace").strip()''',
-            "test_decode_hidden", "ни чистить, ни обрезать"),
-    Mistake("nb04_decode_errors_ignore", NB04, "decode", '''
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace").strip()""",
+        "test_decode_hidden",
+        "ни чистить, ни обрезать",
+    ),
+    Mistake(
+        "nb04_decode_errors_ignore",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="ignore")    # broken bytes vanish''',
-            "test_decode", 'errors="replace"'),
-    Mistake("nb04_decode_base_table_off_by_one", NB04, "decode", '''
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="ignore")    # broken bytes vanish""",
+        "test_decode",
+        'errors="replace"',
+    ),
+    Mistake(
+        "nb04_decode_base_table_off_by_one",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     vocab = {i: bytes([i]) for i in range(255)}          # byte 255 is missing
     for (a, b), new_id in merges.items():
         vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")''',
-            "test_decode_hidden", "все 256 байтов"),
-    Mistake("nb04_decode_table_cached_by_size", NB04, "decode", '''
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        "test_decode_hidden",
+        "все 256 байтов",
+    ),
+    Mistake(
+        "nb04_decode_table_cached_by_size",
+        NB04,
+        "decode",
+        """
 _tables = {}
 def decode(ids, merges):
     if len(merges) not in _tables:                       # a cache keyed by the size of the table
@@ -77,18 +136,30 @@ def decode(ids, merges):
             vocab[new_id] = vocab[a] + vocab[b]
         _tables[len(merges)] = vocab
     vocab = _tables[len(merges)]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")''',
-            "test_decode_hidden", "заново из merges при каждом вызове"),
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        "test_decode_hidden",
+        "заново из merges при каждом вызове",
+    ),
     # ---------------------------------------------------------------- decode_stream
-    Mistake("nb04_stream_replace_per_token", NB04, "decode_stream", '''
+    Mistake(
+        "nb04_stream_replace_per_token",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         vocab[new_id] = vocab[a] + vocab[b]
     for i in ids:
-        yield vocab[i].decode("utf-8", errors="replace")''',
-            "test_decode_stream", "не выдавайте вместо него �"),
-    Mistake("nb04_stream_drops_tail", NB04, "decode_stream", '''
+        yield vocab[i].decode("utf-8", errors="replace")""",
+        "test_decode_stream",
+        "не выдавайте вместо него �",
+    ),
+    Mistake(
+        "nb04_stream_drops_tail",
+        NB04,
+        "decode_stream",
+        """
 import codecs
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
@@ -98,9 +169,15 @@ def decode_stream(ids, merges):
     for i in ids:
         text = decoder.decode(vocab[i])
         if text:
-            yield text                                 # no final flush''',
-            "test_decode_stream", "final=True"),
-    Mistake("nb04_stream_strict_waits_forever", NB04, "decode_stream", '''
+            yield text                                 # no final flush""",
+        "test_decode_stream",
+        "final=True",
+    ),
+    Mistake(
+        "nb04_stream_strict_waits_forever",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -113,23 +190,41 @@ def decode_stream(ids, merges):
         except UnicodeDecodeError:
             continue                                   # wait for more bytes ... forever
         buffer = b""
-        yield text''',
-            "test_decode_stream", "битые байты по-прежнему становятся �"),
-    Mistake("nb04_stream_all_at_the_end", NB04, "decode_stream", '''
+        yield text""",
+        "test_decode_stream",
+        "битые байты по-прежнему становятся �",
+    ),
+    Mistake(
+        "nb04_stream_all_at_the_end",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         vocab[new_id] = vocab[a] + vocab[b]
-    yield b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")''',
-            "test_decode_stream", "сразу"),
-    Mistake("nb04_stream_returns_string", NB04, "decode_stream", '''
+    yield b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        "test_decode_stream",
+        "сразу",
+    ),
+    Mistake(
+        "nb04_stream_returns_string",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
         vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")''',
-            "test_decode_stream", "генератором"),
-    Mistake("nb04_stream_strict_retry_flush_at_end", NB04, "decode_stream", '''
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        "test_decode_stream",
+        "генератором",
+    ),
+    Mistake(
+        "nb04_stream_strict_retry_flush_at_end",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -144,9 +239,15 @@ def decode_stream(ids, merges):
         buffer = b""
         yield text
     if buffer:
-        yield buffer.decode("utf-8", errors="replace")''',
-            "test_decode_stream", "целые символы не ждут"),
-    Mistake("nb04_stream_strict_retry_keeps_prefix", NB04, "decode_stream", '''
+        yield buffer.decode("utf-8", errors="replace")""",
+        "test_decode_stream",
+        "целые символы не ждут",
+    ),
+    Mistake(
+        "nb04_stream_strict_retry_keeps_prefix",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -163,9 +264,15 @@ def decode_stream(ids, merges):
         if text:
             yield text
     if buffer:
-        yield buffer.decode("utf-8", errors="replace")''',
-            "test_decode_stream", "битый байт не должен задерживать вывод"),
-    Mistake("nb04_stream_reads_all_ids_first", NB04, "decode_stream", '''
+        yield buffer.decode("utf-8", errors="replace")""",
+        "test_decode_stream",
+        "битый байт не должен задерживать вывод",
+    ),
+    Mistake(
+        "nb04_stream_reads_all_ids_first",
+        NB04,
+        "decode_stream",
+        """
 import codecs
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
@@ -179,9 +286,15 @@ def decode_stream(ids, merges):
             yield text
     tail = decoder.decode(b"", final=True)
     if tail:
-        yield tail''',
-            "test_decode_stream", "циклом for"),
-    Mistake("nb04_stream_yields_whole_screen", NB04, "decode_stream", '''
+        yield tail""",
+        "test_decode_stream",
+        "циклом for",
+    ),
+    Mistake(
+        "nb04_stream_yields_whole_screen",
+        NB04,
+        "decode_stream",
+        """
 import codecs
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
@@ -196,9 +309,15 @@ def decode_stream(ids, merges):
             yield screen                           # everything so far, not the new piece
     tail = decoder.decode(b"", final=True)
     if tail:
-        yield screen + tail''',
-            "test_decode_stream", "только новый текст"),
-    Mistake("nb04_stream_one_token_behind", NB04, "decode_stream", '''
+        yield screen + tail""",
+        "test_decode_stream",
+        "только новый текст",
+    ),
+    Mistake(
+        "nb04_stream_one_token_behind",
+        NB04,
+        "decode_stream",
+        """
 import codecs
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
@@ -214,9 +333,15 @@ def decode_stream(ids, merges):
         previous = i
     tail = decoder.decode(vocab[previous] if previous is not None else b"", final=True)
     if tail:
-        yield tail''',
-            "test_decode_stream", "сразу"),
-    Mistake("nb04_stream_holds_only_a_last_lead_byte", NB04, "decode_stream", '''
+        yield tail""",
+        "test_decode_stream",
+        "сразу",
+    ),
+    Mistake(
+        "nb04_stream_holds_only_a_last_lead_byte",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -231,9 +356,15 @@ def decode_stream(ids, merges):
         if ready:
             yield ready.decode("utf-8", errors="replace")
     if buffer:
-        yield buffer.decode("utf-8", errors="replace")''',
-            "test_decode_stream_hidden", "не должно быть �"),
-    Mistake("nb04_stream_hand_buffer_waits_one_byte_more", NB04, "decode_stream", '''
+        yield buffer.decode("utf-8", errors="replace")""",
+        "test_decode_stream_hidden",
+        "не должно быть �",
+    ),
+    Mistake(
+        "nb04_stream_hand_buffer_waits_one_byte_more",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -261,10 +392,16 @@ def decode_stream(ids, merges):
         if ready:
             yield ready.decode("utf-8", errors="replace")
     if buffer:
-        yield buffer.decode("utf-8", errors="replace")''',
-            "test_decode_stream", "сразу"),
+        yield buffer.decode("utf-8", errors="replace")""",
+        "test_decode_stream",
+        "сразу",
+    ),
     # issue 20: full marks for wrong streams, and messages that named the wrong cause
-    Mistake("nb04_stream_hand_buffer_no_second_byte_check", NB04, "decode_stream", '''
+    Mistake(
+        "nb04_stream_hand_buffer_no_second_byte_check",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -292,9 +429,15 @@ def decode_stream(ids, merges):
         if ready:
             yield ready.decode("utf-8", errors="replace")
     if buffer:
-        yield buffer.decode("utf-8", errors="replace")''',
-            "test_decode_stream_hidden", "после E0 второй байт бывает только A0–BF"),
-    Mistake("nb04_stream_one_decoder_for_all_calls", NB04, "decode_stream", '''
+        yield buffer.decode("utf-8", errors="replace")""",
+        "test_decode_stream_hidden",
+        "после E0 второй байт бывает только A0–BF",
+    ),
+    Mistake(
+        "nb04_stream_one_decoder_for_all_calls",
+        NB04,
+        "decode_stream",
+        """
 import codecs
 decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 def decode_stream(ids, merges):
@@ -307,9 +450,15 @@ def decode_stream(ids, merges):
             yield text
     tail = decoder.decode(b"", final=True)
     if tail:
-        yield tail''',
-            "test_decode_stream_hidden", "по одному на вызов"),
-    Mistake("nb04_stream_drops_tail_named_in_hidden", NB04, "decode_stream", '''
+        yield tail""",
+        "test_decode_stream_hidden",
+        "по одному на вызов",
+    ),
+    Mistake(
+        "nb04_stream_drops_tail_named_in_hidden",
+        NB04,
+        "decode_stream",
+        """
 import codecs
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
@@ -319,9 +468,15 @@ def decode_stream(ids, merges):
     for i in ids:
         text = decoder.decode(vocab[i])
         if text:
-            yield text''',
-            "test_decode_stream_hidden", "недописанный символ в конце не выдан"),
-    Mistake("nb04_stream_lead_length_from_leading_ones", NB04, "decode_stream", '''
+            yield text""",
+        "test_decode_stream_hidden",
+        "недописанный символ в конце не выдан",
+    ),
+    Mistake(
+        "nb04_stream_lead_length_from_leading_ones",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -346,10 +501,16 @@ def decode_stream(ids, merges):
         if ready:
             yield ready.decode("utf-8", errors="replace")
     if buffer:
-        yield buffer.decode("utf-8", errors="replace")''',
-            "test_decode_stream_hidden", "никогда не начинают символ"),
+        yield buffer.decode("utf-8", errors="replace")""",
+        "test_decode_stream_hidden",
+        "никогда не начинают символ",
+    ),
     # ---------------------------------------------------------------- bytes_to_unicode
-    Mistake("nb04_b2u_shift_off_by_one", NB04, "bytes_to_unicode", '''
+    Mistake(
+        "nb04_b2u_shift_off_by_one",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     keep = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
     mapping = {b: chr(b) for b in keep}
@@ -358,14 +519,26 @@ def bytes_to_unicode():
         if b not in mapping:
             n += 1                                     # counted before use: starts at 257
             mapping[b] = chr(256 + n)
-    return mapping''',
-            "test_bytes_to_unicode", "начиная ровно с 256"),
-    Mistake("nb04_b2u_shift_by_byte_value", NB04, "bytes_to_unicode", '''
+    return mapping""",
+        "test_bytes_to_unicode",
+        "начиная ровно с 256",
+    ),
+    Mistake(
+        "nb04_b2u_shift_by_byte_value",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     keep = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
-    return {b: chr(b) if b in keep else chr(256 + b) for b in range(256)}''',
-            "test_bytes_to_unicode", "по возрастанию байта"),
-    Mistake("nb04_b2u_keeps_soft_hyphen", NB04, "bytes_to_unicode", '''
+    return {b: chr(b) if b in keep else chr(256 + b) for b in range(256)}""",
+        "test_bytes_to_unicode",
+        "по возрастанию байта",
+    ),
+    Mistake(
+        "nb04_b2u_keeps_soft_hyphen",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("ÿ") + 1))
     mapping = {b: chr(b) for b in keep}
@@ -374,9 +547,15 @@ def bytes_to_unicode():
         if b not in mapping:
             mapping[b] = chr(256 + n)
             n += 1
-    return mapping''',
-            "test_bytes_to_unicode", "0xAD"),
-    Mistake("nb04_b2u_shift_starts_at_zero", NB04, "bytes_to_unicode", '''
+    return mapping""",
+        "test_bytes_to_unicode",
+        "0xAD",
+    ),
+    Mistake(
+        "nb04_b2u_shift_starts_at_zero",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     mapping = {b: chr(b) for b in keep}
@@ -385,9 +564,15 @@ def bytes_to_unicode():
         if b not in mapping:
             mapping[b] = chr(n)                        # the shift starts at 0, not at 256
             n += 1
-    return mapping''',
-            "test_bytes_to_unicode", "непечатные"),
-    Mistake("nb04_b2u_range_end_excluded", NB04, "bytes_to_unicode", '''
+    return mapping""",
+        "test_bytes_to_unicode",
+        "непечатные",
+    ),
+    Mistake(
+        "nb04_b2u_range_end_excluded",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     keep = list(range(ord("!"), ord("~"))) + list(range(ord("¡"), ord("¬"))) + list(range(ord("®"), ord("ÿ")))
     mapping = {b: chr(b) for b in keep}
@@ -396,9 +581,15 @@ def bytes_to_unicode():
         if b not in mapping:
             mapping[b] = chr(256 + n)
             n += 1
-    return mapping''',
-            "test_bytes_to_unicode", "концы включаются"),
-    Mistake("nb04_b2u_last_range_short", NB04, "bytes_to_unicode", '''
+    return mapping""",
+        "test_bytes_to_unicode",
+        "концы включаются",
+    ),
+    Mistake(
+        "nb04_b2u_last_range_short",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), 255))
     mapping = {b: chr(b) for b in keep}
@@ -407,9 +598,15 @@ def bytes_to_unicode():
         if b not in mapping:
             mapping[b] = chr(256 + n)
             n += 1
-    return mapping''',
-            "test_bytes_to_unicode_hidden", "концы включаются"),
-    Mistake("nb04_b2u_isprintable_keeps_space", NB04, "bytes_to_unicode", '''
+    return mapping""",
+        "test_bytes_to_unicode_hidden",
+        "концы включаются",
+    ),
+    Mistake(
+        "nb04_b2u_isprintable_keeps_space",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     mapping, n = {}, 0
     for b in range(256):
@@ -418,9 +615,15 @@ def bytes_to_unicode():
         else:
             mapping[b] = chr(256 + n)
             n += 1
-    return mapping''',
-            "test_bytes_to_unicode", "пробельные"),
-    Mistake("nb04_b2u_inverted", NB04, "bytes_to_unicode", '''
+    return mapping""",
+        "test_bytes_to_unicode",
+        "пробельные",
+    ),
+    Mistake(
+        "nb04_b2u_inverted",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     mapping, n = {chr(b): b for b in keep}, 0
@@ -428,9 +631,15 @@ def bytes_to_unicode():
         if b not in keep:
             mapping[chr(256 + n)] = b              # character → byte: the wrong direction
             n += 1
-    return mapping''',
-            "test_bytes_to_unicode", "ключи"),
-    Mistake("nb04_b2u_code_points", NB04, "bytes_to_unicode", '''
+    return mapping""",
+        "test_bytes_to_unicode",
+        "ключи",
+    ),
+    Mistake(
+        "nb04_b2u_code_points",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     mapping, n = {b: b for b in keep}, 0           # numbers of characters, not characters
@@ -438,25 +647,67 @@ def bytes_to_unicode():
         if b not in keep:
             mapping[b] = 256 + n
             n += 1
-    return mapping''',
-            "test_bytes_to_unicode", "одним символом"),
+    return mapping""",
+        "test_bytes_to_unicode",
+        "одним символом",
+    ),
     # ---------------------------------------------------------------- quiz
-    Mistake("nb04_quiz_continuation_bytes_start", NB04, "quiz_answers",
-            'ANSWER_1 = {0x41, 0x82, 0xBE, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = "ĉ"', "test_quiz_1", "продолжения"),
-    Mistake("nb04_quiz_answer_as_list", NB04, "quiz_answers",
-            'ANSWER_1 = [0x41, 0xD0, 0xE2, 0xF0]\nANSWER_2 = 7\nANSWER_3 = "ĉ"', "test_quiz_1", "множеством"),
-    Mistake("nb04_quiz_rouble_counted_in_characters", NB04, "quiz_answers",
-            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 3\nANSWER_3 = "ĉ"', "test_quiz_2", "длины в байтах"),
-    Mistake("nb04_quiz_rouble_before_last_byte", NB04, "quiz_answers",
-            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 5\nANSWER_3 = "ĉ"', "test_quiz_2", "последний байт"),
-    Mistake("nb04_quiz_tab_shifted_by_value_plus_one", NB04, "quiz_answers",
-            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = chr(256 + 10)', "test_quiz_3", "с какого номера начинается их счёт"),
-    Mistake("nb04_quiz_tab_stays_itself", NB04, "quiz_answers",
-            'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = "\\t"', "test_quiz_3", "сколько таких же невидимых байтов"),
+    Mistake(
+        "nb04_quiz_continuation_bytes_start",
+        NB04,
+        "quiz_answers",
+        'ANSWER_1 = {0x41, 0x82, 0xBE, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = "ĉ"',
+        "test_quiz_1",
+        "продолжения",
+    ),
+    Mistake(
+        "nb04_quiz_answer_as_list",
+        NB04,
+        "quiz_answers",
+        'ANSWER_1 = [0x41, 0xD0, 0xE2, 0xF0]\nANSWER_2 = 7\nANSWER_3 = "ĉ"',
+        "test_quiz_1",
+        "множеством",
+    ),
+    Mistake(
+        "nb04_quiz_rouble_counted_in_characters",
+        NB04,
+        "quiz_answers",
+        'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 3\nANSWER_3 = "ĉ"',
+        "test_quiz_2",
+        "длины в байтах",
+    ),
+    Mistake(
+        "nb04_quiz_rouble_before_last_byte",
+        NB04,
+        "quiz_answers",
+        'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 5\nANSWER_3 = "ĉ"',
+        "test_quiz_2",
+        "последний байт",
+    ),
+    Mistake(
+        "nb04_quiz_tab_shifted_by_value_plus_one",
+        NB04,
+        "quiz_answers",
+        "ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = chr(256 + 10)",
+        "test_quiz_3",
+        "с какого номера начинается их счёт",
+    ),
+    Mistake(
+        "nb04_quiz_tab_stays_itself",
+        NB04,
+        "quiz_answers",
+        'ANSWER_1 = {0x41, 0xD0, 0xE2, 0xF0}\nANSWER_2 = 7\nANSWER_3 = "\\t"',
+        "test_quiz_3",
+        "сколько таких же невидимых байтов",
+    ),
 ]
 
 ALTERNATIVES = [
-    Alternative("nb04_decode_bytearray_sorted_by_id", NB04, "decode", '''
+    Alternative(
+        "nb04_decode_bytearray_sorted_by_id",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     vocab = {}
     for i in range(256):
@@ -466,8 +717,13 @@ def decode(ids, merges):
     data = bytearray()
     for i in ids:
         data += vocab[i]
-    return bytes(data).decode("utf-8", errors="replace")'''),
-    Alternative("nb04_decode_recursive_expansion", NB04, "decode", '''
+    return bytes(data).decode("utf-8", errors="replace")""",
+    ),
+    Alternative(
+        "nb04_decode_recursive_expansion",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     parts = {new_id: pair for pair, new_id in merges.items()}
     def expand(i):
@@ -475,8 +731,13 @@ def decode(ids, merges):
             return bytes([i])
         a, b = parts[i]
         return expand(a) + expand(b)
-    return b"".join(expand(i) for i in ids).decode("utf-8", errors="replace")'''),
-    Alternative("nb04_stream_hand_written_buffer", NB04, "decode_stream", '''
+    return b"".join(expand(i) for i in ids).decode("utf-8", errors="replace")""",
+    ),
+    Alternative(
+        "nb04_stream_hand_written_buffer",
+        NB04,
+        "decode_stream",
+        """
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
     for (a, b), new_id in merges.items():
@@ -509,8 +770,13 @@ def decode_stream(ids, merges):
         if ready:
             yield ready.decode("utf-8", errors="replace")
     if buffer:
-        yield buffer.decode("utf-8", errors="replace")'''),
-    Alternative("nb04_stream_yields_empty_strings", NB04, "decode_stream", '''
+        yield buffer.decode("utf-8", errors="replace")""",
+    ),
+    Alternative(
+        "nb04_stream_yields_empty_strings",
+        NB04,
+        "decode_stream",
+        """
 import codecs
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
@@ -519,8 +785,13 @@ def decode_stream(ids, merges):
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     for i in ids:
         yield decoder.decode(vocab[i])
-    yield decoder.decode(b"", True)'''),
-    Alternative("nb04_b2u_printable_in_byte_order", NB04, "bytes_to_unicode", '''
+    yield decoder.decode(b"", True)""",
+    ),
+    Alternative(
+        "nb04_b2u_printable_in_byte_order",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     result, n = {}, 0
     for b in range(256):
@@ -529,8 +800,13 @@ def bytes_to_unicode():
         else:
             result[b] = chr(0x100 + n)
             n += 1
-    return result'''),
-    Alternative("nb04_b2u_gpt2_style_lists", NB04, "bytes_to_unicode", '''
+    return result""",
+    ),
+    Alternative(
+        "nb04_b2u_gpt2_style_lists",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     cs = bs[:]
@@ -540,14 +816,24 @@ def bytes_to_unicode():
             bs.append(b)
             cs.append(2 ** 8 + n)
             n += 1
-    return dict(zip(bs, map(chr, cs)))'''),
-    Alternative("nb04_decode_latin1_string_trick", NB04, "decode", '''
+    return dict(zip(bs, map(chr, cs)))""",
+    ),
+    Alternative(
+        "nb04_decode_latin1_string_trick",
+        NB04,
+        "decode",
+        """
 def decode(ids, merges):
     pieces = {i: chr(i) for i in range(256)}            # one character per byte (Latin-1)
     for (a, b), new_id in merges.items():
         pieces[new_id] = pieces[a] + pieces[b]
-    return "".join(pieces[i] for i in ids).encode("latin-1").decode("utf-8", errors="replace")'''),
-    Alternative("nb04_stream_pieces_per_character", NB04, "decode_stream", '''
+    return "".join(pieces[i] for i in ids).encode("latin-1").decode("utf-8", errors="replace")""",
+    ),
+    Alternative(
+        "nb04_stream_pieces_per_character",
+        NB04,
+        "decode_stream",
+        """
 import codecs
 def decode_stream(ids, merges):
     vocab = {i: bytes([i]) for i in range(256)}
@@ -557,8 +843,13 @@ def decode_stream(ids, merges):
     for i in ids:
         for ch in decoder.decode(vocab[i]):        # the same text, one character at a time
             yield ch
-    yield from decoder.decode(b"", final=True)'''),
-    Alternative("nb04_b2u_printable_not_space", NB04, "bytes_to_unicode", '''
+    yield from decoder.decode(b"", final=True)""",
+    ),
+    Alternative(
+        "nb04_b2u_printable_not_space",
+        NB04,
+        "bytes_to_unicode",
+        """
 def bytes_to_unicode():
     mapping, n = {}, 0
     for b in range(256):
@@ -567,5 +858,6 @@ def bytes_to_unicode():
         else:
             mapping[b] = chr(256 + n)
             n += 1
-    return mapping'''),
+    return mapping""",
+    ),
 ]

@@ -1,11 +1,16 @@
 """Mistakes and alternative solutions for notebook 05_regex_pretokenization."""
+
 from . import Alternative, Mistake
 
 NB05 = "05_regex_pretokenization"
 
 MISTAKES = [
     # ---------------------------------------------------------------- split_by_branches
-    Mistake("nb05_branches_longest_match", NB05, "split_by_branches", '''
+    Mistake(
+        "nb05_branches_longest_match",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     compiled = [regex.compile(b) for b in branches]
     pieces, pos = [], 0
@@ -18,8 +23,15 @@ def split_by_branches(text, branches):
         end, _, piece, k = max(found)                  # the longest match wins (POSIX thinking)
         pieces.append((piece, k))
         pos = end
-    return pieces''', "test_split_by_branches", "первая совпавшая ветка"),
-    Mistake("nb05_branches_one_branch_at_a_time", NB05, "split_by_branches", '''
+    return pieces""",
+        "test_split_by_branches",
+        "первая совпавшая ветка",
+    ),
+    Mistake(
+        "nb05_branches_one_branch_at_a_time",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     taken = [None] * len(text)                         # branch 0 over the whole text, then branch 1, ...
     found = []
@@ -29,8 +41,15 @@ def split_by_branches(text, branches):
                 for i in range(m.start(), m.end()):
                     taken[i] = k
                 found.append((m.start(), m.group(), k))
-    return [(piece, k) for _, piece, k in sorted(found)]''', "test_split_by_branches", "на каждой позиции заново"),
-    Mistake("nb05_branches_search_skips_text", NB05, "split_by_branches", '''
+    return [(piece, k) for _, piece, k in sorted(found)]""",
+        "test_split_by_branches",
+        "на каждой позиции заново",
+    ),
+    Mistake(
+        "nb05_branches_search_skips_text",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     compiled = [regex.compile(b) for b in branches]
     pieces, pos = [], 0
@@ -43,8 +62,15 @@ def split_by_branches(text, branches):
                 break
         else:
             pos += 1
-    return pieces''', "test_split_by_branches", "ровно с текущей позиции"),
-    Mistake("nb05_branches_guessed_from_chunk", NB05, "split_by_branches", '''
+    return pieces""",
+        "test_split_by_branches",
+        "ровно с текущей позиции",
+    ),
+    Mistake(
+        "nb05_branches_guessed_from_chunk",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     result = []
     for piece in regex.findall("|".join(branches), text):
@@ -52,8 +78,15 @@ def split_by_branches(text, branches):
             if regex.fullmatch(b, piece):              # the branch judged by the chunk alone
                 result.append((piece, k))
                 break
-    return result''', "test_split_by_branches", "Не угадывайте ветку по готовому куску"),
-    Mistake("nb05_branches_stuck_when_nothing_matches", NB05, "split_by_branches", '''
+    return result""",
+        "test_split_by_branches",
+        "Не угадывайте ветку по готовому куску",
+    ),
+    Mistake(
+        "nb05_branches_stuck_when_nothing_matches",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     compiled = [regex.compile(b) for b in branches]
     pieces, pos = [], 0
@@ -64,8 +97,15 @@ def split_by_branches(text, branches):
                 pieces.append((m.group(), k))
                 pos = m.end()
                 break                                  # no match at all: pos never moves
-    return pieces''', "test_split_by_branches", "не завершилась"),
-    Mistake("nb05_branches_numbered_from_one", NB05, "split_by_branches", '''
+    return pieces""",
+        "test_split_by_branches",
+        "не завершилась",
+    ),
+    Mistake(
+        "nb05_branches_numbered_from_one",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     compiled = [regex.compile(b) for b in branches]
     pieces, pos = [], 0
@@ -78,13 +118,26 @@ def split_by_branches(text, branches):
                 break
         else:
             pos += 1
-    return pieces''', "test_split_by_branches", "номера веток — с нуля"),
-    Mistake("nb05_branches_group_number", NB05, "split_by_branches", '''
+    return pieces""",
+        "test_split_by_branches",
+        "номера веток — с нуля",
+    ),
+    Mistake(
+        "nb05_branches_group_number",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     joined = regex.compile("|".join(f"({b})" for b in branches))
-    return [(m.group(), m.lastindex - 1) for m in joined.finditer(text)]   # group number = branch number?''',
-            "test_split_by_branches_hidden", "lastindex"),
-    Mistake("nb05_branches_pieces_as_lists", NB05, "split_by_branches", '''
+    return [(m.group(), m.lastindex - 1) for m in joined.finditer(text)]   # group number = branch number?""",
+        "test_split_by_branches_hidden",
+        "lastindex",
+    ),
+    Mistake(
+        "nb05_branches_pieces_as_lists",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     compiled = [regex.compile(b) for b in branches]
     pieces, pos = [], 0
@@ -97,8 +150,15 @@ def split_by_branches(text, branches):
                 break
         else:
             pos += 1
-    return pieces''', "test_split_by_branches", "кортежей"),
-    Mistake("nb05_branches_sliced_text", NB05, "split_by_branches", '''
+    return pieces""",
+        "test_split_by_branches",
+        "кортежей",
+    ),
+    Mistake(
+        "nb05_branches_sliced_text",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     result, rest = [], text
     while rest:
@@ -110,33 +170,87 @@ def split_by_branches(text, branches):
                 break
         else:
             rest = rest[1:]
-    return result''', "test_split_by_branches_hidden", "text[pos:]"),
+    return result""",
+        "test_split_by_branches_hidden",
+        "text[pos:]",
+    ),
     # ---------------------------------------------------------------- number_pattern
-    Mistake("nb05_numbers_keep_the_space", NB05, "number_pattern", '''
+    Mistake(
+        "nb05_numbers_keep_the_space",
+        NB05,
+        "number_pattern",
+        """
 def number_pattern(max_digits):
-    return GPT2_PATTERN.replace(r" ?\\p{N}+", r" ?\\p{N}{1,%d}" % max_digits)''',
-            "test_number_pattern", "пробел перед числом — отдельный кусок"),
-    Mistake("nb05_numbers_always_three", NB05, "number_pattern", '''
+    return GPT2_PATTERN.replace(r" ?\\p{N}+", r" ?\\p{N}{1,%d}" % max_digits)""",
+        "test_number_pattern",
+        "пробел перед числом — отдельный кусок",
+    ),
+    Mistake(
+        "nb05_numbers_always_three",
+        NB05,
+        "number_pattern",
+        """
 def number_pattern(max_digits):
-    return GPT2_PATTERN.replace(r" ?\\p{N}+", r"\\p{N}{1,3}")''', "test_number_pattern", "аргумент max_digits"),
-    Mistake("nb05_numbers_exactly_max_digits", NB05, "number_pattern", '''
+    return GPT2_PATTERN.replace(r" ?\\p{N}+", r"\\p{N}{1,3}")""",
+        "test_number_pattern",
+        "аргумент max_digits",
+    ),
+    Mistake(
+        "nb05_numbers_exactly_max_digits",
+        NB05,
+        "number_pattern",
+        """
 def number_pattern(max_digits):
-    return GPT2_PATTERN.replace(r" ?\\p{N}+", r"\\p{N}{%d}" % max_digits)''', "test_number_pattern", "{1,max_digits}"),
-    Mistake("nb05_numbers_may_be_empty", NB05, "number_pattern", '''
+    return GPT2_PATTERN.replace(r" ?\\p{N}+", r"\\p{N}{%d}" % max_digits)""",
+        "test_number_pattern",
+        "{1,max_digits}",
+    ),
+    Mistake(
+        "nb05_numbers_may_be_empty",
+        NB05,
+        "number_pattern",
+        """
 def number_pattern(max_digits):
-    return GPT2_PATTERN.replace(r" ?\\p{N}+", r"\\p{N}{0,%d}" % max_digits)''', "test_number_pattern", "{1,max_digits}"),
-    Mistake("nb05_numbers_with_backslash_d", NB05, "number_pattern", '''
+    return GPT2_PATTERN.replace(r" ?\\p{N}+", r"\\p{N}{0,%d}" % max_digits)""",
+        "test_number_pattern",
+        "{1,max_digits}",
+    ),
+    Mistake(
+        "nb05_numbers_with_backslash_d",
+        NB05,
+        "number_pattern",
+        """
 def number_pattern(max_digits):
-    return GPT2_PATTERN.replace(r" ?\\p{N}+", r"\\d{1,%d}" % max_digits)''', "test_number_pattern_hidden", "а не \\d"),
-    Mistake("nb05_numbers_ascii_digits_only", NB05, "number_pattern", '''
+    return GPT2_PATTERN.replace(r" ?\\p{N}+", r"\\d{1,%d}" % max_digits)""",
+        "test_number_pattern_hidden",
+        "а не \\d",
+    ),
+    Mistake(
+        "nb05_numbers_ascii_digits_only",
+        NB05,
+        "number_pattern",
+        """
 def number_pattern(max_digits):
-    return GPT2_PATTERN.replace(r" ?\\p{N}+", "[0-9]{1,%d}" % max_digits)''', "test_number_pattern_hidden", "[0-9]"),
-    Mistake("nb05_numbers_branch_added_after_the_old_one", NB05, "number_pattern", '''
+    return GPT2_PATTERN.replace(r" ?\\p{N}+", "[0-9]{1,%d}" % max_digits)""",
+        "test_number_pattern_hidden",
+        "[0-9]",
+    ),
+    Mistake(
+        "nb05_numbers_branch_added_after_the_old_one",
+        NB05,
+        "number_pattern",
+        """
 def number_pattern(max_digits):
-    return GPT2_PATTERN + r"|\\p{N}{1,%d}" % max_digits   # the old branch still matches first''',
-            "test_number_pattern", "{1,max_digits}"),
+    return GPT2_PATTERN + r"|\\p{N}{1,%d}" % max_digits   # the old branch still matches first""",
+        "test_number_pattern",
+        "{1,max_digits}",
+    ),
     # ---------------------------------------------------------------- train_chunked
-    Mistake("nb05_train_across_chunk_boundaries", NB05, "train_chunked", '''
+    Mistake(
+        "nb05_train_across_chunk_boundaries",
+        NB05,
+        "train_chunked",
+        """
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     ids = []
     for chunk in pretokenize(text, pattern):
@@ -149,8 +263,15 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         pair = max(counts, key=counts.get)
         ids = merge(ids, pair, new_id)
         merges[pair] = new_id
-    return merges''', "test_train_chunked", "границы кусков"),
-    Mistake("nb05_train_chunks_without_frequency", NB05, "train_chunked", '''
+    return merges""",
+        "test_train_chunked",
+        "границы кусков",
+    ),
+    Mistake(
+        "nb05_train_chunks_without_frequency",
+        NB05,
+        "train_chunked",
+        """
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     pieces = [list(chunk.encode("utf-8")) for chunk in dict.fromkeys(pretokenize(text, pattern))]
     merges = {}
@@ -164,8 +285,15 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         pair = max(counts, key=counts.get)
         pieces = [merge(ids, pair, new_id) for ids in pieces]
         merges[pair] = new_id
-    return merges''', "test_train_chunked", "частоту"),
-    Mistake("nb05_train_chunks_sorted_by_frequency", NB05, "train_chunked", '''
+    return merges""",
+        "test_train_chunked",
+        "частоту",
+    ),
+    Mistake(
+        "nb05_train_chunks_sorted_by_frequency",
+        NB05,
+        "train_chunked",
+        """
 from collections import Counter
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).most_common()]
@@ -180,8 +308,15 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         pair = max(counts, key=counts.get)
         words = [(merge(ids, pair, new_id), n) for ids, n in words]
         merges[pair] = new_id
-    return merges''', "test_train_chunked_hidden", "не сортируйте куски по частоте"),
-    Mistake("nb05_train_chunks_sorted_alphabetically", NB05, "train_chunked", '''
+    return merges""",
+        "test_train_chunked_hidden",
+        "не сортируйте куски по частоте",
+    ),
+    Mistake(
+        "nb05_train_chunks_sorted_alphabetically",
+        NB05,
+        "train_chunked",
+        """
 from collections import Counter
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     words = [(list(c.encode("utf-8")), n) for c, n in sorted(Counter(pretokenize(text, pattern)).items())]
@@ -196,8 +331,15 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         pair = max(counts, key=counts.get)
         words = [(merge(ids, pair, new_id), n) for ids, n in words]
         merges[pair] = new_id
-    return merges''', "test_train_chunked_hidden", "порядке первого появления"),
-    Mistake("nb05_train_tie_by_largest_pair", NB05, "train_chunked", '''
+    return merges""",
+        "test_train_chunked_hidden",
+        "порядке первого появления",
+    ),
+    Mistake(
+        "nb05_train_tie_by_largest_pair",
+        NB05,
+        "train_chunked",
+        """
 from collections import Counter
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).items()]
@@ -212,8 +354,15 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         pair = max(counts, key=lambda p: (counts[p], p))     # ties go to the largest pair
         words = [(merge(ids, pair, new_id), n) for ids, n in words]
         merges[pair] = new_id
-    return merges''', "test_train_chunked_hidden", "раньше встречается в тексте"),
-    Mistake("nb05_train_tie_last_seen", NB05, "train_chunked", '''
+    return merges""",
+        "test_train_chunked_hidden",
+        "раньше встречается в тексте",
+    ),
+    Mistake(
+        "nb05_train_tie_last_seen",
+        NB05,
+        "train_chunked",
+        """
 from collections import Counter
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).items()]
@@ -231,8 +380,15 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
             break
         words = [(merge(ids, best, new_id), n) for ids, n in words]
         merges[best] = new_id
-    return merges''', "test_train_chunked", "при ничьей"),
-    Mistake("nb05_train_stops_when_pairs_are_single", NB05, "train_chunked", '''
+    return merges""",
+        "test_train_chunked",
+        "при ничьей",
+    ),
+    Mistake(
+        "nb05_train_stops_when_pairs_are_single",
+        NB05,
+        "train_chunked",
+        """
 from collections import Counter
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).items()]
@@ -247,8 +403,15 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         pair = max(counts, key=counts.get)
         words = [(merge(ids, pair, new_id), n) for ids, n in words]
         merges[pair] = new_id
-    return merges''', "test_train_chunked_hidden", "встреченная один раз"),
-    Mistake("nb05_train_frequency_by_text_count", NB05, "train_chunked", '''
+    return merges""",
+        "test_train_chunked_hidden",
+        "встреченная один раз",
+    ),
+    Mistake(
+        "nb05_train_frequency_by_text_count",
+        NB05,
+        "train_chunked",
+        """
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     chunks = list(dict.fromkeys(pretokenize(text, pattern)))
     words = [(list(c.encode("utf-8")), text.count(c)) for c in chunks]   # substrings counted too
@@ -263,8 +426,15 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         pair = max(counts, key=counts.get)
         words = [(merge(ids, pair, new_id), n) for ids, n in words]
         merges[pair] = new_id
-    return merges''', "test_train_chunked_hidden", "text.count"),
-    Mistake("nb05_train_counts_kept_between_calls", NB05, "train_chunked", '''
+    return merges""",
+        "test_train_chunked_hidden",
+        "text.count",
+    ),
+    Mistake(
+        "nb05_train_counts_kept_between_calls",
+        NB05,
+        "train_chunked",
+        """
 from collections import Counter
 CHUNK_COUNTS = Counter()                                     # a "cache" that outlives the call
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
@@ -281,8 +451,15 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         pair = max(counts, key=counts.get)
         words = [(merge(ids, pair, new_id), n) for ids, n in words]
         merges[pair] = new_id
-    return merges''', "test_train_chunked_hidden", "не храните частоты"),
-    Mistake("nb05_train_ids_from_257", NB05, "train_chunked", '''
+    return merges""",
+        "test_train_chunked_hidden",
+        "не храните частоты",
+    ),
+    Mistake(
+        "nb05_train_ids_from_257",
+        NB05,
+        "train_chunked",
+        """
 from collections import Counter
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).items()]
@@ -297,8 +474,15 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         pair = max(counts, key=counts.get)
         words = [(merge(ids, pair, new_id), n) for ids, n in words]
         merges[pair] = new_id
-    return merges''', "test_train_chunked", "подряд от 256"),
-    Mistake("nb05_train_distinct_chunks_glued", NB05, "train_chunked", '''
+    return merges""",
+        "test_train_chunked",
+        "подряд от 256",
+    ),
+    Mistake(
+        "nb05_train_distinct_chunks_glued",
+        NB05,
+        "train_chunked",
+        """
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     chunk_counts = {}
     for chunk in pretokenize(text, pattern):
@@ -327,24 +511,52 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
             out_weights.append(weights[i - 1])
         ids, weights = out, out_weights
         merges[pair] = new_id
-    return merges''', "test_train_chunked_hidden", "пересекают границы кусков"),
+    return merges""",
+        "test_train_chunked_hidden",
+        "пересекают границы кусков",
+    ),
     # ---------------------------------------------------------------- encode_chunked
-    Mistake("nb05_encode_whole_text_as_one_chunk", NB05, "encode_chunked", '''
+    Mistake(
+        "nb05_encode_whole_text_as_one_chunk",
+        NB05,
+        "encode_chunked",
+        """
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
-    return encode(text, merges)''', "test_encode_chunked", "каждый кусок кодируется отдельно"),
-    Mistake("nb05_encode_ignores_pattern", NB05, "encode_chunked", '''
+    return encode(text, merges)""",
+        "test_encode_chunked",
+        "каждый кусок кодируется отдельно",
+    ),
+    Mistake(
+        "nb05_encode_ignores_pattern",
+        NB05,
+        "encode_chunked",
+        """
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
     ids = []
     for chunk in pretokenize(text):                         # always GPT-2's pattern
         ids.extend(encode(chunk, merges))
-    return ids''', "test_encode_chunked", "шаблоном из аргумента pattern"),
-    Mistake("nb05_encode_each_distinct_chunk_once", NB05, "encode_chunked", '''
+    return ids""",
+        "test_encode_chunked",
+        "шаблоном из аргумента pattern",
+    ),
+    Mistake(
+        "nb05_encode_each_distinct_chunk_once",
+        NB05,
+        "encode_chunked",
+        """
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
     ids = []
     for chunk in dict.fromkeys(pretokenize(text, pattern)):  # repeated chunks dropped
         ids.extend(encode(chunk, merges))
-    return ids''', "test_encode_chunked_hidden", "не пропускайте повторы"),
-    Mistake("nb05_encode_cache_outlives_the_call", NB05, "encode_chunked", '''
+    return ids""",
+        "test_encode_chunked_hidden",
+        "не пропускайте повторы",
+    ),
+    Mistake(
+        "nb05_encode_cache_outlives_the_call",
+        NB05,
+        "encode_chunked",
+        """
 KNOWN = {}                                                  # chunk -> ids, shared by every call
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
     ids = []
@@ -352,12 +564,25 @@ def encode_chunked(text, merges, pattern=GPT2_PATTERN):
         if chunk not in KNOWN:
             KNOWN[chunk] = encode(chunk, merges)
         ids.extend(KNOWN[chunk])
-    return ids''', "test_encode_chunked_hidden", "только на один вызов"),
-    Mistake("nb05_encode_appends_lists", NB05, "encode_chunked", '''
+    return ids""",
+        "test_encode_chunked_hidden",
+        "только на один вызов",
+    ),
+    Mistake(
+        "nb05_encode_appends_lists",
+        NB05,
+        "encode_chunked",
+        """
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
-    return [encode(chunk, merges) for chunk in pretokenize(text, pattern)]   # a list of lists''',
-            "test_encode_chunked", "куски"),
-    Mistake("nb05_encode_cache_keyed_by_table_size", NB05, "encode_chunked", '''
+    return [encode(chunk, merges) for chunk in pretokenize(text, pattern)]   # a list of lists""",
+        "test_encode_chunked",
+        "куски",
+    ),
+    Mistake(
+        "nb05_encode_cache_keyed_by_table_size",
+        NB05,
+        "encode_chunked",
+        """
 KNOWN = {}                                                  # (table size, chunk) -> ids, shared by every call
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
     ids = []
@@ -366,8 +591,15 @@ def encode_chunked(text, merges, pattern=GPT2_PATTERN):
         if key not in KNOWN:
             KNOWN[key] = encode(chunk, merges)
         ids.extend(KNOWN[key])
-    return ids''', "test_encode_chunked_hidden", "len(merges)"),
-    Mistake("nb05_encode_cache_keyed_by_table_id", NB05, "encode_chunked", '''
+    return ids""",
+        "test_encode_chunked_hidden",
+        "len(merges)",
+    ),
+    Mistake(
+        "nb05_encode_cache_keyed_by_table_id",
+        NB05,
+        "encode_chunked",
+        """
 KNOWN = {}                                                  # (id of the table, chunk) -> ids, shared by every call
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
     ids = []
@@ -376,24 +608,60 @@ def encode_chunked(text, merges, pattern=GPT2_PATTERN):
         if key not in KNOWN:
             KNOWN[key] = encode(chunk, merges)
         ids.extend(KNOWN[key])
-    return ids''', "test_encode_chunked_hidden", "id(merges)"),
+    return ids""",
+        "test_encode_chunked_hidden",
+        "id(merges)",
+    ),
     # ---------------------------------------------------------------- quiz
-    Mistake("nb05_quiz_unk_is_a_reason", NB05, "quiz_answers",
-            'ANSWER_1 = {1, 2, 3, 4}\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 2\nANSWER_4 = 3', "test_quiz_1", "<unk>"),
-    Mistake("nb05_quiz_all_spaces_to_the_word", NB05, "quiz_answers",
-            'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "   b"]\nANSWER_3 = 2\nANSWER_4 = 3', "test_quiz_2", "четырьмя пробелами перед if"),
-    Mistake("nb05_quiz_camel_case_three_pieces", NB05, "quiz_answers",
-            'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 3\nANSWER_4 = 3', "test_quiz_3", "сколько заглавных букв"),
-    Mistake("nb05_quiz_merges_across_chunks", NB05, "quiz_answers",
-            'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 2\nANSWER_4 = 4', "test_quiz_4", "через границу куска"),
+    Mistake(
+        "nb05_quiz_unk_is_a_reason",
+        NB05,
+        "quiz_answers",
+        'ANSWER_1 = {1, 2, 3, 4}\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 2\nANSWER_4 = 3',
+        "test_quiz_1",
+        "<unk>",
+    ),
+    Mistake(
+        "nb05_quiz_all_spaces_to_the_word",
+        NB05,
+        "quiz_answers",
+        'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "   b"]\nANSWER_3 = 2\nANSWER_4 = 3',
+        "test_quiz_2",
+        "четырьмя пробелами перед if",
+    ),
+    Mistake(
+        "nb05_quiz_camel_case_three_pieces",
+        NB05,
+        "quiz_answers",
+        'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 3\nANSWER_4 = 3',
+        "test_quiz_3",
+        "сколько заглавных букв",
+    ),
+    Mistake(
+        "nb05_quiz_merges_across_chunks",
+        NB05,
+        "quiz_answers",
+        'ANSWER_1 = {1, 2, 4}\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 2\nANSWER_4 = 4',
+        "test_quiz_4",
+        "через границу куска",
+    ),
 ]
 
 ALTERNATIVES = [
-    Alternative("nb05_branches_named_groups", NB05, "split_by_branches", '''
+    Alternative(
+        "nb05_branches_named_groups",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     joined = regex.compile("|".join(f"(?P<b{k}>{b})" for k, b in enumerate(branches)))
-    return [(m.group(), int(m.lastgroup[1:])) for m in joined.finditer(text)]'''),
-    Alternative("nb05_branches_findall_then_rematch", NB05, "split_by_branches", '''
+    return [(m.group(), int(m.lastgroup[1:])) for m in joined.finditer(text)]""",
+    ),
+    Alternative(
+        "nb05_branches_findall_then_rematch",
+        NB05,
+        "split_by_branches",
+        """
 def split_by_branches(text, branches):
     result, pos = [], 0
     for m in regex.finditer("|".join(branches), text):
@@ -402,16 +670,31 @@ def split_by_branches(text, branches):
             if found and found.group() == m.group():
                 result.append((m.group(), k))
                 break
-    return result'''),
-    Alternative("nb05_numbers_built_by_hand", NB05, "number_pattern", '''
+    return result""",
+    ),
+    Alternative(
+        "nb05_numbers_built_by_hand",
+        NB05,
+        "number_pattern",
+        """
 def number_pattern(max_digits):
     return ("'s|'t|'re|'ve|'m|'ll|'d| ?\\\\p{L}+|\\\\p{N}{1," + str(max_digits) + "}"
-            "| ?[^\\\\s\\\\p{L}\\\\p{N}]+|\\\\s+(?!\\\\S)|\\\\s+")'''),
-    Alternative("nb05_numbers_with_fstring", NB05, "number_pattern", '''
+            "| ?[^\\\\s\\\\p{L}\\\\p{N}]+|\\\\s+(?!\\\\S)|\\\\s+")""",
+    ),
+    Alternative(
+        "nb05_numbers_with_fstring",
+        NB05,
+        "number_pattern",
+        """
 def number_pattern(max_digits):
     number = rf"\\p{{N}}{{1,{max_digits}}}"
-    return "|".join(number if b == r" ?\\p{N}+" else b for b in GPT2_BRANCHES)'''),
-    Alternative("nb05_train_chunked_with_counter", NB05, "train_chunked", '''
+    return "|".join(number if b == r" ?\\p{N}+" else b for b in GPT2_BRANCHES)""",
+    ),
+    Alternative(
+        "nb05_train_chunked_with_counter",
+        NB05,
+        "train_chunked",
+        """
 from collections import Counter
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     words = Counter(tuple(chunk.encode("utf-8")) for chunk in regex.findall(pattern, text))
@@ -427,8 +710,13 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         new_id = 256 + len(merges)
         merges[best] = new_id
         words = Counter({tuple(merge(list(word), best, new_id)): n for word, n in words.items()})
-    return merges'''),
-    Alternative("nb05_train_chunked_every_occurrence", NB05, "train_chunked", '''
+    return merges""",
+    ),
+    Alternative(
+        "nb05_train_chunked_every_occurrence",
+        NB05,
+        "train_chunked",
+        """
 def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
     pieces = [list(chunk.encode("utf-8")) for chunk in pretokenize(text, pattern)]   # no grouping: slower, same merges
     merges = {}
@@ -442,16 +730,31 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         pair = max(counts, key=counts.get)
         pieces = [merge(ids, pair, new_id) for ids in pieces]
         merges[pair] = new_id
-    return merges'''),
-    Alternative("nb05_encode_chunked_without_cache", NB05, "encode_chunked", '''
+    return merges""",
+    ),
+    Alternative(
+        "nb05_encode_chunked_without_cache",
+        NB05,
+        "encode_chunked",
+        """
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
     ids = []
     for chunk in pretokenize(text, pattern):
         ids.extend(encode(chunk, merges))
-    return ids'''),
-    Alternative("nb05_encode_chunked_sum_of_lists", NB05, "encode_chunked", '''
+    return ids""",
+    ),
+    Alternative(
+        "nb05_encode_chunked_sum_of_lists",
+        NB05,
+        "encode_chunked",
+        """
 def encode_chunked(text, merges, pattern=GPT2_PATTERN):
-    return sum((encode(chunk, merges) for chunk in regex.findall(pattern, text)), [])'''),
-    Alternative("nb05_quiz_answer_1_as_frozenset", NB05, "quiz_answers",
-                'ANSWER_1 = frozenset({1, 2, 4})\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 2\nANSWER_4 = 3'),
+    return sum((encode(chunk, merges) for chunk in regex.findall(pattern, text)), [])""",
+    ),
+    Alternative(
+        "nb05_quiz_answer_1_as_frozenset",
+        NB05,
+        "quiz_answers",
+        'ANSWER_1 = frozenset({1, 2, 4})\nANSWER_2 = ["a", "  ", " b"]\nANSWER_3 = 2\nANSWER_4 = 3',
+    ),
 ]

@@ -1,4 +1,5 @@
 """Mistakes and alternative solutions for notebook 07_fast_bpe."""
+
 from . import Alternative, Mistake
 
 NB07 = "07_fast_bpe"
@@ -76,7 +77,11 @@ def _train_fast(*replacements):
 
 
 MISTAKES = [
-    Mistake("nb07_heap_ties_by_pair_value", NB07, "train_fast", '''
+    Mistake(
+        "nb07_heap_ties_by_pair_value",
+        NB07,
+        "train_fast",
+        """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     chunk_counts = Counter(pretokenize(text, pattern))
     chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
@@ -112,8 +117,15 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
                 heapq.heappush(heap, (-counts[p], p))
             else:
                 del counts[p], where[p]
-    return merges''', "test_train_fast", "при ничьей выигрывает пара, которая раньше встречается"),
-    Mistake("nb07_stale_counts_of_destroyed_pairs", NB07, "train_fast", '''
+    return merges""",
+        "test_train_fast",
+        "при ничьей выигрывает пара, которая раньше встречается",
+    ),
+    Mistake(
+        "nb07_stale_counts_of_destroyed_pairs",
+        NB07,
+        "train_fast",
+        """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     chunk_counts = Counter(pretokenize(text, pattern))
     chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
@@ -174,8 +186,15 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         del counts[pair]
         for p in changed:
             heapq.heappush(heap, (-counts[p], (0, 0), p))
-    return merges''', "test_train_fast", "частоты разрушенных пар"),
-    Mistake("nb07_index_keeps_chunk_without_pair", NB07, "train_fast", '''
+    return merges""",
+        "test_train_fast",
+        "частоты разрушенных пар",
+    ),
+    Mistake(
+        "nb07_index_keeps_chunk_without_pair",
+        NB07,
+        "train_fast",
+        """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     chunk_counts = Counter(pretokenize(text, pattern))
     chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
@@ -225,8 +244,15 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
                 heapq.heappush(heap, (-counts[p], (0, 0), p))
             else:
                 del counts[p], where[p]
-    return merges''', "test_train_fast", "индекс «пара → куски» должен быть точным"),
-    Mistake("nb07_index_drops_chunk_with_pair_left", NB07, "train_fast", '''
+    return merges""",
+        "test_train_fast",
+        "индекс «пара → куски» должен быть точным",
+    ),
+    Mistake(
+        "nb07_index_drops_chunk_with_pair_left",
+        NB07,
+        "train_fast",
+        """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     chunk_counts = Counter(pretokenize(text, pattern))
     chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
@@ -279,37 +305,104 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
                 heapq.heappush(heap, (-counts[p], (0, 0), p))
             else:
                 del counts[p], where[p]
-    return merges''', "test_train_fast", "индекс «пара → куски» должен быть точным"),
-    Mistake("nb07_train_fast_place_is_the_chunk_only", NB07, "train_fast", _train_fast(
-        ("                return i, offset", "                return i, 0          # the chunk, not the place in it")),
-        "test_train_fast_hidden", "смещение в байтах"),
-    Mistake("nb07_train_fast_never_checks_the_place", NB07, "train_fast", _train_fast(
-        ("            if true_place == place:               # запись верна: это лучшая пара\n                break",
-         "            break                                 # a fresh count is enough")),
-        "test_train_fast", "при ничьей выигрывает пара, которая раньше встречается"),
-    Mistake("nb07_train_fast_unweighted_chunks", NB07, "train_fast", _train_fast(
-        ("counts[pair] = counts.get(pair, 0) + freqs[i]", "counts[pair] = counts.get(pair, 0) + 1"),
-        ("counts[p] = counts.get(p, 0) + sign * freqs[i]", "counts[p] = counts.get(p, 0) + sign")),
-        "test_train_fast", "с весом 2"),
-    Mistake("nb07_train_fast_ignores_pattern", NB07, "train_fast", _train_fast(
-        ("Counter(pretokenize(text, pattern))", "Counter(pretokenize(text))")),
-        "test_train_fast_hidden", "шаблоном из аргумента pattern"),
-    Mistake("nb07_train_fast_one_merge_too_many", NB07, "train_fast", _train_fast(
-        ("for new_id in range(256, vocab_size):", "for new_id in range(256, vocab_size + 1):")),
-        "test_train_fast", "слияний vocab_size − 256"),
-    Mistake("nb07_train_fast_stops_at_count_one", NB07, "train_fast", _train_fast(
-        ("        if not heap:\n            break\n        heapq.heappop(heap)",
-         "        if not heap or -heap[0][0] < 2:\n            break                                 # \"a pair seen once is noise\"\n"
-         "        heapq.heappop(heap)")),
-        "test_train_fast", "пары, встреченные один раз, тоже сливаются"),
-    Mistake("nb07_train_fast_iterates_the_live_index", NB07, "train_fast", _train_fast(
-        ("for i in list(where[pair]):", "for i in where[pair]:")),
-        "test_train_fast", "RuntimeError"),
-    Mistake("nb07_train_fast_keeps_state_between_calls", NB07, "train_fast", "\n_WHERE = {}\n" + _train_fast(
-        ("    where = {}         # пара -> {номер куска: сколько раз пара в нём стоит}",
-         "    where = _WHERE     # one index for every call")),
-        "test_train_fast", "ничего не храните между вызовами функции"),
-    Mistake("nb07_encode_cache_keyed_by_length", NB07, "encode_fast", '''
+    return merges""",
+        "test_train_fast",
+        "индекс «пара → куски» должен быть точным",
+    ),
+    Mistake(
+        "nb07_train_fast_place_is_the_chunk_only",
+        NB07,
+        "train_fast",
+        _train_fast(
+            (
+                "                return i, offset",
+                "                return i, 0          # the chunk, not the place in it",
+            )
+        ),
+        "test_train_fast_hidden",
+        "смещение в байтах",
+    ),
+    Mistake(
+        "nb07_train_fast_never_checks_the_place",
+        NB07,
+        "train_fast",
+        _train_fast(
+            (
+                "            if true_place == place:               # запись верна: это лучшая пара\n                break",
+                "            break                                 # a fresh count is enough",
+            )
+        ),
+        "test_train_fast",
+        "при ничьей выигрывает пара, которая раньше встречается",
+    ),
+    Mistake(
+        "nb07_train_fast_unweighted_chunks",
+        NB07,
+        "train_fast",
+        _train_fast(
+            ("counts[pair] = counts.get(pair, 0) + freqs[i]", "counts[pair] = counts.get(pair, 0) + 1"),
+            ("counts[p] = counts.get(p, 0) + sign * freqs[i]", "counts[p] = counts.get(p, 0) + sign"),
+        ),
+        "test_train_fast",
+        "с весом 2",
+    ),
+    Mistake(
+        "nb07_train_fast_ignores_pattern",
+        NB07,
+        "train_fast",
+        _train_fast(("Counter(pretokenize(text, pattern))", "Counter(pretokenize(text))")),
+        "test_train_fast_hidden",
+        "шаблоном из аргумента pattern",
+    ),
+    Mistake(
+        "nb07_train_fast_one_merge_too_many",
+        NB07,
+        "train_fast",
+        _train_fast(("for new_id in range(256, vocab_size):", "for new_id in range(256, vocab_size + 1):")),
+        "test_train_fast",
+        "слияний vocab_size − 256",
+    ),
+    Mistake(
+        "nb07_train_fast_stops_at_count_one",
+        NB07,
+        "train_fast",
+        _train_fast(
+            (
+                "        if not heap:\n            break\n        heapq.heappop(heap)",
+                '        if not heap or -heap[0][0] < 2:\n            break                                 # "a pair seen once is noise"\n'
+                "        heapq.heappop(heap)",
+            )
+        ),
+        "test_train_fast",
+        "пары, встреченные один раз, тоже сливаются",
+    ),
+    Mistake(
+        "nb07_train_fast_iterates_the_live_index",
+        NB07,
+        "train_fast",
+        _train_fast(("for i in list(where[pair]):", "for i in where[pair]:")),
+        "test_train_fast",
+        "RuntimeError",
+    ),
+    Mistake(
+        "nb07_train_fast_keeps_state_between_calls",
+        NB07,
+        "train_fast",
+        "\n_WHERE = {}\n"
+        + _train_fast(
+            (
+                "    where = {}         # пара -> {номер куска: сколько раз пара в нём стоит}",
+                "    where = _WHERE     # one index for every call",
+            )
+        ),
+        "test_train_fast",
+        "ничего не храните между вызовами функции",
+    ),
+    Mistake(
+        "nb07_encode_cache_keyed_by_length",
+        NB07,
+        "encode_fast",
+        """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
     cache, out = {}, []
     for chunk in pretokenize(text, pattern):
@@ -317,8 +410,15 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
         if key not in cache:
             cache[key] = encode(chunk, merges)
         out += cache[key]
-    return out''', "test_encode_fast", "ключ кэша — сам кусок"),
-    Mistake("nb07_encode_cache_shared_across_tables", NB07, "encode_fast", '''
+    return out""",
+        "test_encode_fast",
+        "ключ кэша — сам кусок",
+    ),
+    Mistake(
+        "nb07_encode_cache_shared_across_tables",
+        NB07,
+        "encode_fast",
+        """
 ENCODED = {}                                      # one cache for every merge table
 
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
@@ -327,8 +427,15 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
         if chunk not in ENCODED:
             ENCODED[chunk] = encode(chunk, merges)
         out += ENCODED[chunk]
-    return out''', "test_encode_fast", "другая таблица слияний получит id из старой"),
-    Mistake("nb07_encode_fast_leftmost_known_pair", NB07, "encode_fast", '''
+    return out""",
+        "test_encode_fast",
+        "другая таблица слияний получит id из старой",
+    ),
+    Mistake(
+        "nb07_encode_fast_leftmost_known_pair",
+        NB07,
+        "encode_fast",
+        """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
     cache, out = {}, []
     for chunk in pretokenize(text, pattern):
@@ -341,12 +448,25 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
                 ids[k:k + 2] = [merges[ids[k], ids[k + 1]]]     # the leftmost known pair, not the earliest learned
             cache[chunk] = ids
         out += cache[chunk]
-    return out''', "test_encode_fast", "сначала пару с наименьшим id"),
-    Mistake("nb07_encode_fast_whole_text", NB07, "encode_fast", '''
+    return out""",
+        "test_encode_fast",
+        "сначала пару с наименьшим id",
+    ),
+    Mistake(
+        "nb07_encode_fast_whole_text",
+        NB07,
+        "encode_fast",
+        """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
-    return encode(text, merges)                   # no pretokenization: pairs across chunk borders merge''',
-            "test_encode_fast", "стоит на стыке кусков"),
-    Mistake("nb07_encode_fast_forgets_the_right_neighbour", NB07, "encode_fast", '''
+    return encode(text, merges)                   # no pretokenization: pairs across chunk borders merge""",
+        "test_encode_fast",
+        "стоит на стыке кусков",
+    ),
+    Mistake(
+        "nb07_encode_fast_forgets_the_right_neighbour",
+        NB07,
+        "encode_fast",
+        """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
     cache, out = {}, []
     for chunk in pretokenize(text, pattern):
@@ -363,8 +483,15 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
                 # the pair (new token, right neighbour) keeps the rank of the pair that was there
             cache[chunk] = ids
         out += cache[chunk]
-    return out''', "test_encode_fast_hidden", "сливая пару с наименьшим"),
-    Mistake("nb07_encode_fast_answer_is_a_cached_list", NB07, "encode_fast", '''
+    return out""",
+        "test_encode_fast_hidden",
+        "сливая пару с наименьшим",
+    ),
+    Mistake(
+        "nb07_encode_fast_answer_is_a_cached_list",
+        NB07,
+        "encode_fast",
+        """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
     cache, out = {}, None
     for chunk in pretokenize(text, pattern):
@@ -374,21 +501,42 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
             out = cache[chunk]                    # the first chunk's cached list becomes the answer...
         else:
             out += cache[chunk]                   # ...and grows, so a repeat of that chunk gets it all
-    return out if out is not None else []''', "test_encode_fast_hidden", "в ответ кладите копию"),
-    Mistake("nb07_quiz_thinks_every_chunk_has_the_pair", NB07, "quiz_answers", '''
+    return out if out is not None else []""",
+        "test_encode_fast_hidden",
+        "в ответ кладите копию",
+    ),
+    Mistake(
+        "nb07_quiz_thinks_every_chunk_has_the_pair",
+        NB07,
+        "quiz_answers",
+        """
 ANSWER_1 = 1
 ANSWER_2 = {1, 2, 3, 4}
 ANSWER_3 = 2
-ANSWER_4 = 5''', "test_quiz_1", "ANSWER_1 неверен"),
-    Mistake("nb07_quiz_counts_every_chunk", NB07, "quiz_answers", '''
+ANSWER_4 = 5""",
+        "test_quiz_1",
+        "ANSWER_1 неверен",
+    ),
+    Mistake(
+        "nb07_quiz_counts_every_chunk",
+        NB07,
+        "quiz_answers",
+        """
 ANSWER_1 = 3
 ANSWER_2 = {1, 2, 3, 4}
 ANSWER_3 = 2
-ANSWER_4 = 7''', "test_quiz_4", "разные куски"),
+ANSWER_4 = 7""",
+        "test_quiz_4",
+        "разные куски",
+    ),
 ]
 
 ALTERNATIVES = [
-    Alternative("nb07_encode_fast_cache_around_encode", NB07, "encode_fast", '''
+    Alternative(
+        "nb07_encode_fast_cache_around_encode",
+        NB07,
+        "encode_fast",
+        """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
     cache = {}                                    # слабее по скорости, но верно: кэш на один вызов
     out = []
@@ -396,8 +544,13 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
         if chunk not in cache:
             cache[chunk] = encode(chunk, merges)
         out.extend(cache[chunk])
-    return out'''),
-    Alternative("nb07_train_fast_bucketed_counts", NB07, "train_fast", '''
+    return out""",
+    ),
+    Alternative(
+        "nb07_train_fast_bucketed_counts",
+        NB07,
+        "train_fast",
+        """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     chunk_counts = Counter(pretokenize(text, pattern))
     chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
@@ -444,8 +597,13 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
                     buckets.setdefault(counts[p], set()).add(p)
                 else:
                     del counts[p], where[p]
-    return merges'''),
-    Alternative("nb07_train_fast_recount_rewritten_chunks", NB07, "train_fast", '''
+    return merges""",
+    ),
+    Alternative(
+        "nb07_train_fast_recount_rewritten_chunks",
+        NB07,
+        "train_fast",
+        """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     chunk_counts = Counter(pretokenize(text, pattern))
     chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
@@ -499,8 +657,13 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
             else:
                 counts.pop(p, None)
                 where.pop(p, None)
-    return merges'''),
-    Alternative("nb07_encode_fast_lru_cache_per_table", NB07, "encode_fast", '''
+    return merges""",
+    ),
+    Alternative(
+        "nb07_encode_fast_lru_cache_per_table",
+        NB07,
+        "encode_fast",
+        """
 from functools import lru_cache
 
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
@@ -511,35 +674,88 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
     out = []
     for chunk in pretokenize(text, pattern):
         out.extend(encode_chunk(chunk))
-    return out'''),
+    return out""",
+    ),
 ]
 
 
 # Issue 20: wrong versions that had full marks, and wrong versions whose message blamed another cause.
 MISTAKES += [
-    Mistake("nb07_train_fast_tie_place_is_token_index", NB07, "train_fast", _train_fast(
-        ("                return i, offset", "                return i, k          # the token's index, not the byte offset")),
-        "test_train_fast_hidden", "смещение этого вхождения в байтах"),
-    Mistake("nb07_train_fast_tie_place_last_in_first_chunk", NB07, "train_fast", _train_fast(
-        ("        ids, offset = chunks[i], 0\n        for k in range(len(ids) - 1):\n"
-         "            if (ids[k], ids[k + 1]) == pair:\n                return i, offset\n            offset += width[ids[k]]",
-         "        ids, offset, found = chunks[i], 0, None\n        for k in range(len(ids) - 1):\n"
-         "            if (ids[k], ids[k + 1]) == pair:\n                found = i, offset   # keeps the last occurrence\n"
-         "            offset += width[ids[k]]\n        return found")),
-        "test_train_fast_hidden", "самое левое вхождение"),
-    Mistake("nb07_train_fast_is_train_chunked", NB07, "train_fast", '''
+    Mistake(
+        "nb07_train_fast_tie_place_is_token_index",
+        NB07,
+        "train_fast",
+        _train_fast(
+            (
+                "                return i, offset",
+                "                return i, k          # the token's index, not the byte offset",
+            )
+        ),
+        "test_train_fast_hidden",
+        "смещение этого вхождения в байтах",
+    ),
+    Mistake(
+        "nb07_train_fast_tie_place_last_in_first_chunk",
+        NB07,
+        "train_fast",
+        _train_fast(
+            (
+                "        ids, offset = chunks[i], 0\n        for k in range(len(ids) - 1):\n"
+                "            if (ids[k], ids[k + 1]) == pair:\n                return i, offset\n            offset += width[ids[k]]",
+                "        ids, offset, found = chunks[i], 0, None\n        for k in range(len(ids) - 1):\n"
+                "            if (ids[k], ids[k + 1]) == pair:\n                found = i, offset   # keeps the last occurrence\n"
+                "            offset += width[ids[k]]\n        return found",
+            )
+        ),
+        "test_train_fast_hidden",
+        "самое левое вхождение",
+    ),
+    Mistake(
+        "nb07_train_fast_is_train_chunked",
+        NB07,
+        "train_fast",
+        """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
-    return train_chunked(text, vocab_size, pattern)           # right answers, every step recounts everything''',
-            "test_train_fast_hidden", "обучение не пошаговое"),
-    Mistake("nb07_train_fast_no_lazy_invalidation", NB07, "train_fast", _train_fast(
-        ("            if counts.get(pair) != -neg:          # частота устарела\n                heapq.heappop(heap)\n"
-         "                continue\n", "")),                  # the top entry is trusted even when its count is old
-        "test_train_fast", "устаревш"),
-    Mistake("nb07_train_fast_never_pushes_decreased_pairs", NB07, "train_fast", _train_fast(
-        ("            if counts[p]:\n                heapq.heappush", "            if counts[p] and p[0] >= 256 or counts[p] and p[1] >= 256:\n                heapq.heappush"),
-        ("            else:\n                del counts[p], where[p]", "            elif not counts[p]:\n                del counts[p], where[p]")),
-        "test_train_fast", "новую запись"),
-    Mistake("nb07_encode_cache_keyed_by_table_size_and_last_merge", NB07, "encode_fast", '''
+    return train_chunked(text, vocab_size, pattern)           # right answers, every step recounts everything""",
+        "test_train_fast_hidden",
+        "обучение не пошаговое",
+    ),
+    Mistake(
+        "nb07_train_fast_no_lazy_invalidation",
+        NB07,
+        "train_fast",
+        _train_fast(
+            (
+                "            if counts.get(pair) != -neg:          # частота устарела\n                heapq.heappop(heap)\n"
+                "                continue\n",
+                "",
+            )
+        ),  # the top entry is trusted even when its count is old
+        "test_train_fast",
+        "устаревш",
+    ),
+    Mistake(
+        "nb07_train_fast_never_pushes_decreased_pairs",
+        NB07,
+        "train_fast",
+        _train_fast(
+            (
+                "            if counts[p]:\n                heapq.heappush",
+                "            if counts[p] and p[0] >= 256 or counts[p] and p[1] >= 256:\n                heapq.heappush",
+            ),
+            (
+                "            else:\n                del counts[p], where[p]",
+                "            elif not counts[p]:\n                del counts[p], where[p]",
+            ),
+        ),
+        "test_train_fast",
+        "новую запись",
+    ),
+    Mistake(
+        "nb07_encode_cache_keyed_by_table_size_and_last_merge",
+        NB07,
+        "encode_fast",
+        """
 CACHE = {}                                        # one cache for all calls, "told apart" by the table's size and end
 
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
@@ -550,12 +766,25 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
         if key not in CACHE:
             CACHE[key] = encode(chunk, merges)
         out += CACHE[key]
-    return out''', "test_encode_fast_hidden", "не отличает две разные таблицы одного размера"),
-    Mistake("nb07_encode_fast_is_encode_chunked", NB07, "encode_fast", '''
+    return out""",
+        "test_encode_fast_hidden",
+        "не отличает две разные таблицы одного размера",
+    ),
+    Mistake(
+        "nb07_encode_fast_is_encode_chunked",
+        NB07,
+        "encode_fast",
+        """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
-    return encode_chunked(text, merges, pattern)              # right ids, every repeat encoded again''',
-            "test_encode_fast_hidden", "повторы кодируются заново"),
-    Mistake("nb07_encode_fast_fast_loop_without_cache", NB07, "encode_fast", '''
+    return encode_chunked(text, merges, pattern)              # right ids, every repeat encoded again""",
+        "test_encode_fast_hidden",
+        "повторы кодируются заново",
+    ),
+    Mistake(
+        "nb07_encode_fast_fast_loop_without_cache",
+        NB07,
+        "encode_fast",
+        """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
     out = []
     for chunk in pretokenize(text, pattern):                  # the quick loop, but no cache of chunks
@@ -570,8 +799,15 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
             if k < len(ranks):
                 ranks[k] = merges.get((ids[k], ids[k + 1]), math.inf)
         out += ids
-    return out''', "test_encode_fast_hidden", "повторы кодируются заново"),
-    Mistake("nb07_encode_fast_forgets_the_left_neighbour", NB07, "encode_fast", '''
+    return out""",
+        "test_encode_fast_hidden",
+        "повторы кодируются заново",
+    ),
+    Mistake(
+        "nb07_encode_fast_forgets_the_left_neighbour",
+        NB07,
+        "encode_fast",
+        """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
     cache, out = {}, []
     for chunk in pretokenize(text, pattern):
@@ -588,34 +824,68 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
                 # the pair (left neighbour, new token) keeps the rank of the pair that was there
             cache[chunk] = ids
         out += cache[chunk]
-    return out''', "test_encode_fast", "ранги обеих соседних пар"),
+    return out""",
+        "test_encode_fast",
+        "ранги обеих соседних пар",
+    ),
 ]
 MISTAKES += [
-    Mistake("nb07_train_fast_place_within_chunk_only", NB07, "train_fast", _train_fast(
-        ("                return i, offset", "                return 0, offset     # the offset in its chunk; which chunk is forgotten")),
-        "test_train_fast", "решает номер куска"),
+    Mistake(
+        "nb07_train_fast_place_within_chunk_only",
+        NB07,
+        "train_fast",
+        _train_fast(
+            (
+                "                return i, offset",
+                "                return 0, offset     # the offset in its chunk; which chunk is forgotten",
+            )
+        ),
+        "test_train_fast",
+        "решает номер куска",
+    ),
 ]
 
 # Attacks on the speed tests: each one must lose the points the growth check guards.
 MISTAKES += [
-    Mistake("nb07_attack_train_fast_cheap_answer_for_the_timed_call", NB07, "train_fast", '''
+    Mistake(
+        "nb07_attack_train_fast_cheap_answer_for_the_timed_call",
+        NB07,
+        "train_fast",
+        """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     if vocab_size == 256 + 320:                  # the big timed call: a cheaper table from an eighth of the text
         return train_chunked(text[:len(text) // 8], vocab_size, pattern)
-    return train_chunked(text, vocab_size, pattern)''', "test_train_fast_hidden", "ответ должен совпадать с train_chunked"),
-    Mistake("nb07_attack_encode_fast_guesses_a_repeated_text", NB07, "encode_fast", '''
+    return train_chunked(text, vocab_size, pattern)""",
+        "test_train_fast_hidden",
+        "ответ должен совпадать с train_chunked",
+    ),
+    Mistake(
+        "nb07_attack_encode_fast_guesses_a_repeated_text",
+        NB07,
+        "encode_fast",
+        """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
     for copies in (8, 4, 2):                     # a text made of copies: encode one copy, repeat its ids
         part = text[:len(text) // copies]
         if part and part * copies == text:
             return encode_chunked(part, merges, pattern) * copies
-    return encode_chunked(text, merges, pattern)''', "test_encode_fast_hidden", "повторы кодируются заново"),
-    Mistake("nb07_attack_encode_fast_remembers_answers_across_calls", NB07, "encode_fast", '''
+    return encode_chunked(text, merges, pattern)""",
+        "test_encode_fast_hidden",
+        "повторы кодируются заново",
+    ),
+    Mistake(
+        "nb07_attack_encode_fast_remembers_answers_across_calls",
+        NB07,
+        "encode_fast",
+        """
 ANSWERS = {}                                     # (text, table) -> ids: a second timed call would be free
 
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
     key = (text, tuple(merges.items()), pattern)
     if key not in ANSWERS:
         ANSWERS[key] = encode_chunked(text, merges, pattern)
-    return list(ANSWERS[key])''', "test_encode_fast_hidden", "повторы кодируются заново"),
+    return list(ANSWERS[key])""",
+        "test_encode_fast_hidden",
+        "повторы кодируются заново",
+    ),
 ]

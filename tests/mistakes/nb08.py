@@ -1,4 +1,5 @@
 """Mistakes and alternative solutions for notebook 08_shipping_tokenizer."""
+
 from . import Alternative, Mistake
 
 NB08 = "08_shipping_tokenizer"
@@ -6,7 +7,7 @@ NB08 = "08_shipping_tokenizer"
 
 # The notebook's encode_iterable with specials and surrogates; the mistakes and alternatives below
 # change one thing in it (each edit names the text it replaces, so a change of the base is noticed)
-_STREAM = '''
+_STREAM = """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
@@ -48,7 +49,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         high = line[-1:] if "\\ud800" <= line[-1:] <= "\\udbff" else ""
         tail = yield from encode_settled(tail + fix_surrogates(line[:len(line) - len(high)]), last=False)
     yield from encode_settled(tail + fix_surrogates(high), last=True)
-'''
+"""
 
 
 def _stream(*edits):
@@ -62,23 +63,45 @@ def _stream(*edits):
 
 MISTAKES = [
     # ---------------------------------------------------------------- train
-    Mistake("nb08_train_ignores_specials", NB08, "train", '''
+    Mistake(
+        "nb08_train_ignores_specials",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    return train_chunked(text, vocab_size, pattern)          # specials are pre-tokenized like text''',
-            "test_train", "кусок спецтокена"),
-    Mistake("nb08_train_replace_with_space", NB08, "train", '''
+    return train_chunked(text, vocab_size, pattern)          # specials are pre-tokenized like text""",
+        "test_train",
+        "кусок спецтокена",
+    ),
+    Mistake(
+        "nb08_train_replace_with_space",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     for token in special_tokens:
         text = text.replace(token, " ")                      # the next document now starts with a space
-    return train_chunked(text, vocab_size, pattern)''',
-            "test_train", "не заменяйте спецтокен пробелом"),
-    Mistake("nb08_train_replace_with_nothing", NB08, "train", '''
+    return train_chunked(text, vocab_size, pattern)""",
+        "test_train",
+        "не заменяйте спецтокен пробелом",
+    ),
+    Mistake(
+        "nb08_train_replace_with_nothing",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     for token in special_tokens:
         text = text.replace(token, "")                       # the documents around it are glued
-    return train_chunked(text, vocab_size, pattern)''',
-            "test_train", "соседние части склеятся"),
-    Mistake("nb08_train_no_escape", NB08, "train", '''
+    return train_chunked(text, vocab_size, pattern)""",
+        "test_train",
+        "соседние части склеятся",
+    ),
+    Mistake(
+        "nb08_train_no_escape",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     parts = [text]
     if special_tokens:
@@ -87,18 +110,30 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     for part in parts:
         for chunk in pretokenize(part, pattern):
             counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)''',
-            "test_train_hidden", "regex.escape"),
-    Mistake("nb08_train_empty_pattern_everywhere", NB08, "train", '''
+    return train_from_counts(counts, vocab_size)""",
+        "test_train_hidden",
+        "regex.escape",
+    ),
+    Mistake(
+        "nb08_train_empty_pattern_everywhere",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     parts = regex.split("|".join(regex.escape(t) for t in special_tokens), text)   # "" when there are none
     counts = {}
     for part in parts:
         for chunk in pretokenize(part, pattern):
             counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)''',
-            "test_train", "без спецтокенов train — это train_chunked"),
-    Mistake("nb08_train_keeps_specials_as_parts", NB08, "train", '''
+    return train_from_counts(counts, vocab_size)""",
+        "test_train",
+        "без спецтокенов train — это train_chunked",
+    ),
+    Mistake(
+        "nb08_train_keeps_specials_as_parts",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     parts = [text]
     if special_tokens:
@@ -108,28 +143,46 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     for part in parts:
         for chunk in pretokenize(part, pattern):
             counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)''',
-            "test_train", "кусок спецтокена"),
-    Mistake("nb08_train_only_first_special", NB08, "train", '''
+    return train_from_counts(counts, vocab_size)""",
+        "test_train",
+        "кусок спецтокена",
+    ),
+    Mistake(
+        "nb08_train_only_first_special",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     parts = text.split(list(special_tokens)[0]) if special_tokens else [text]   # the others stay in the text
     counts = {}
     for part in parts:
         for chunk in pretokenize(part, pattern):
             counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)''',
-            "test_train_hidden", "длинные первыми"),
-    Mistake("nb08_train_sorted_by_frequency", NB08, "train", '''
+    return train_from_counts(counts, vocab_size)""",
+        "test_train_hidden",
+        "длинные первыми",
+    ),
+    Mistake(
+        "nb08_train_sorted_by_frequency",
+        NB08,
+        "train",
+        """
 from collections import Counter
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     parts = [text]
     if special_tokens:
         parts = regex.split("|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)), text)
     counts = Counter(chunk for part in parts for chunk in pretokenize(part, pattern))
-    return train_from_counts(dict(counts.most_common()), vocab_size)    # ties now follow frequency''',
-            "test_train_hidden", "в порядке первого появления"),
+    return train_from_counts(dict(counts.most_common()), vocab_size)    # ties now follow frequency""",
+        "test_train_hidden",
+        "в порядке первого появления",
+    ),
     # ---------------------------------------------------------------- encode
-    Mistake("nb08_encode_no_escape", NB08, "encode", '''
+    Mistake(
+        "nb08_encode_no_escape",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     if allowed_special == "all":
@@ -147,9 +200,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode", "regex.escape"),
-    Mistake("nb08_encode_specials_in_given_order", NB08, "encode", '''
+    return ids""",
+        "test_encode",
+        "regex.escape",
+    ),
+    Mistake(
+        "nb08_encode_specials_in_given_order",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     if allowed_special == "all":
@@ -167,9 +226,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode", "самый длинный"),
-    Mistake("nb08_encode_never_refuses", NB08, "encode", '''
+    return ids""",
+        "test_encode",
+        "самый длинный",
+    ),
+    Mistake(
+        "nb08_encode_never_refuses",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
@@ -182,9 +247,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])                 # every special becomes its id, allowed or not
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode", "должна бросить ValueError"),
-    Mistake("nb08_encode_all_is_a_string", NB08, "encode", '''
+    return ids""",
+        "test_encode",
+        "должна бросить ValueError",
+    ),
+    Mistake(
+        "nb08_encode_all_is_a_string",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     for token in special_tokens:
@@ -200,9 +271,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode", "ValueError"),
-    Mistake("nb08_encode_guard_on_matches_only", NB08, "encode", '''
+    return ids""",
+        "test_encode",
+        "ValueError",
+    ),
+    Mistake(
+        "nb08_encode_guard_on_matches_only",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     if allowed_special == "all":
@@ -219,9 +296,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode_hidden", "даже внутри разрешённого"),
-    Mistake("nb08_encode_computed_special_ids", NB08, "encode", '''
+    return ids""",
+        "test_encode_hidden",
+        "даже внутри разрешённого",
+    ),
+    Mistake(
+        "nb08_encode_computed_special_ids",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     if allowed_special == "all":
@@ -240,9 +323,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(256 + len(merges) + list(special_tokens).index(part))   # "the next free id", not the given one
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode", "id из special_tokens"),
-    Mistake("nb08_encode_surrogates_crash", NB08, "encode", '''
+    return ids""",
+        "test_encode",
+        "id из special_tokens",
+    ),
+    Mistake(
+        "nb08_encode_surrogates_crash",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     if allowed_special == "all":
@@ -259,9 +348,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode", "U+FFFD"),
-    Mistake("nb08_encode_surrogates_question_mark", NB08, "encode", '''
+    return ids""",
+        "test_encode",
+        "U+FFFD",
+    ),
+    Mistake(
+        "nb08_encode_surrogates_question_mark",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     if allowed_special == "all":
@@ -279,9 +374,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode", "U+FFFD"),
-    Mistake("nb08_encode_surrogates_dropped", NB08, "encode", '''
+    return ids""",
+        "test_encode",
+        "U+FFFD",
+    ),
+    Mistake(
+        "nb08_encode_surrogates_dropped",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     if allowed_special == "all":
@@ -299,9 +400,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode", "U+FFFD"),
-    Mistake("nb08_encode_surrogate_pairs_not_joined", NB08, "encode", '''
+    return ids""",
+        "test_encode",
+        "U+FFFD",
+    ),
+    Mistake(
+        "nb08_encode_surrogate_pairs_not_joined",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     if allowed_special == "all":
@@ -319,9 +426,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode_hidden", "суррогаты — как в tiktoken"),
-    Mistake("nb08_encode_empty_dict_not_none", NB08, "encode", '''
+    return ids""",
+        "test_encode_hidden",
+        "суррогаты — как в tiktoken",
+    ),
+    Mistake(
+        "nb08_encode_empty_dict_not_none",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     if special_tokens is None:
@@ -338,9 +451,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         elif part:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode_hidden", "пустой словарь спецтокенов"),
-    Mistake("nb08_encode_whole_text_at_once", NB08, "encode", '''
+    return ids""",
+        "test_encode_hidden",
+        "пустой словарь спецтокенов",
+    ),
+    Mistake(
+        "nb08_encode_whole_text_at_once",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     if allowed_special == "all":
@@ -355,19 +474,37 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[chunk])
         else:
             ids.extend(encode_chunk(chunk, merges))
-    return ids''',
-            "test_encode", "до претокенизации"),
+    return ids""",
+        "test_encode",
+        "до претокенизации",
+    ),
     # ---------------------------------------------------------------- encode_iterable
-    Mistake("nb08_stream_each_line_alone", NB08, "encode_iterable", '''
+    Mistake(
+        "nb08_stream_each_line_alone",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     for line in lines:
-        yield from encode_chunked(line, merges, pattern)     # a chunk may start in one line and end in the next''',
-            "test_encode_iterable", "не кодируйте строки по отдельности"),
-    Mistake("nb08_stream_reads_everything_first", NB08, "encode_iterable", '''
+        yield from encode_chunked(line, merges, pattern)     # a chunk may start in one line and end in the next""",
+        "test_encode_iterable",
+        "не кодируйте строки по отдельности",
+    ),
+    Mistake(
+        "nb08_stream_reads_everything_first",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    yield from encode_chunked("".join(lines), merges, pattern)      # right ids, but only after the last line''',
-            "test_encode_iterable", "слишком поздно"),
-    Mistake("nb08_stream_holds_one_chunk", NB08, "encode_iterable", '''
+    yield from encode_chunked("".join(lines), merges, pattern)      # right ids, but only after the last line""",
+        "test_encode_iterable",
+        "слишком поздно",
+    ),
+    Mistake(
+        "nb08_stream_holds_one_chunk",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail = {}, ""
     for line in lines:
@@ -376,18 +513,30 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             yield from encode_chunk(chunk, merges, cache)
         tail = chunks[-1] if chunks else ""
     for chunk in pretokenize(tail, pattern):
-        yield from encode_chunk(chunk, merges, cache)''',
-            "test_encode_iterable", "держите в буфере два последних куска"),
-    Mistake("nb08_stream_forgets_the_tail", NB08, "encode_iterable", '''
+        yield from encode_chunk(chunk, merges, cache)""",
+        "test_encode_iterable",
+        "держите в буфере два последних куска",
+    ),
+    Mistake(
+        "nb08_stream_forgets_the_tail",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail = {}, ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
         for chunk in chunks[:-2]:
             yield from encode_chunk(chunk, merges, cache)
-        tail = "".join(chunks[-2:])                          # ... and the tail is never given out''',
-            "test_encode_iterable", "в конце выдайте остаток"),
-    Mistake("nb08_stream_returns_a_list", NB08, "encode_iterable", '''
+        tail = "".join(chunks[-2:])                          # ... and the tail is never given out""",
+        "test_encode_iterable",
+        "в конце выдайте остаток",
+    ),
+    Mistake(
+        "nb08_stream_returns_a_list",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     ids, tail = [], ""
     for line in lines:
@@ -395,9 +544,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         for chunk in chunks[:-2]:
             ids.extend(encode_chunk(chunk, merges))
         tail = "".join(chunks[-2:])
-    return ids + encode_chunked(tail, merges, pattern)''',
-            "test_encode_iterable", "должна быть генератором"),
-    Mistake("nb08_stream_yields_lists", NB08, "encode_iterable", '''
+    return ids + encode_chunked(tail, merges, pattern)""",
+        "test_encode_iterable",
+        "должна быть генератором",
+    ),
+    Mistake(
+        "nb08_stream_yields_lists",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail = {}, ""
     for line in lines:
@@ -406,9 +561,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             yield encode_chunk(chunk, merges, cache)         # a list per chunk, not one id at a time
         tail = "".join(chunks[-2:])
     for chunk in pretokenize(tail, pattern):
-        yield encode_chunk(chunk, merges, cache)''',
-            "test_encode_iterable", "выдавайте id по одному"),
-    Mistake("nb08_stream_keeps_all_text", NB08, "encode_iterable", '''
+        yield encode_chunk(chunk, merges, cache)""",
+        "test_encode_iterable",
+        "выдавайте id по одному",
+    ),
+    Mistake(
+        "nb08_stream_keeps_all_text",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     text, done = "", 0
     for line in lines:
@@ -418,9 +579,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             yield from encode_chunk(chunk, merges)
         done = max(done, len(chunks) - 2)
     for chunk in pretokenize(text, pattern)[done:]:
-        yield from encode_chunk(chunk, merges)''',
-            "test_encode_iterable_hidden", "квадрат"),
-    Mistake("nb08_stream_cuts_at_last_space", NB08, "encode_iterable", '''
+        yield from encode_chunk(chunk, merges)""",
+        "test_encode_iterable_hidden",
+        "квадрат",
+    ),
+    Mistake(
+        "nb08_stream_cuts_at_last_space",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     buffer = ""
     for line in lines:
@@ -429,9 +596,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         if head:
             yield from encode_chunked(head, merges, pattern)
             buffer = space + rest
-    yield from encode_chunked(buffer, merges, pattern)''',
-            "test_encode_iterable_hidden", "id должны совпасть"),
-    Mistake("nb08_stream_cache_outlives_the_table", NB08, "encode_iterable", '''
+    yield from encode_chunked(buffer, merges, pattern)""",
+        "test_encode_iterable_hidden",
+        "id должны совпасть",
+    ),
+    Mistake(
+        "nb08_stream_cache_outlives_the_table",
+        NB08,
+        "encode_iterable",
+        """
 CACHE = {}                                                   # shared by every call, whatever the table
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     tail = ""
@@ -441,106 +614,189 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             yield from encode_chunk(chunk, merges, CACHE)
         tail = "".join(chunks[-2:])
     for chunk in pretokenize(tail, pattern):
-        yield from encode_chunk(chunk, merges, CACHE)''',
-            "test_encode_iterable_hidden", "id должны совпасть"),
+        yield from encode_chunk(chunk, merges, CACHE)""",
+        "test_encode_iterable_hidden",
+        "id должны совпасть",
+    ),
     # ---------------------------------------------------------------- save_tiktoken
-    Mistake("nb08_save_str_of_bytes", NB08, "save_tiktoken", '''
+    Mistake(
+        "nb08_save_str_of_bytes",
+        NB08,
+        "save_tiktoken",
+        '''
 def save_tiktoken(merges):
     vocab = token_bytes(merges)
     return "".join(f"{base64.b64encode(vocab[i])} {i}\\n" for i in sorted(vocab))      # "b'AA=='"''',
-            "test_save_tiktoken", "а не str(bytes)"),
-    Mistake("nb08_save_urlsafe", NB08, "save_tiktoken", '''
+        "test_save_tiktoken",
+        "а не str(bytes)",
+    ),
+    Mistake(
+        "nb08_save_urlsafe",
+        NB08,
+        "save_tiktoken",
+        """
 def save_tiktoken(merges):
     vocab = token_bytes(merges)
-    return "".join(f"{base64.urlsafe_b64encode(vocab[i]).decode()} {i}\\n" for i in sorted(vocab))''',
-            "test_save_tiktoken", "не urlsafe"),
-    Mistake("nb08_save_no_final_newline", NB08, "save_tiktoken", '''
+    return "".join(f"{base64.urlsafe_b64encode(vocab[i]).decode()} {i}\\n" for i in sorted(vocab))""",
+        "test_save_tiktoken",
+        "не urlsafe",
+    ),
+    Mistake(
+        "nb08_save_no_final_newline",
+        NB08,
+        "save_tiktoken",
+        """
 def save_tiktoken(merges):
     vocab = token_bytes(merges)
-    return "\\n".join(f"{base64.b64encode(vocab[i]).decode()} {i}" for i in sorted(vocab))''',
-            "test_save_tiktoken", "и после последней тоже"),
-    Mistake("nb08_save_only_learned_tokens", NB08, "save_tiktoken", '''
+    return "\\n".join(f"{base64.b64encode(vocab[i]).decode()} {i}" for i in sorted(vocab))""",
+        "test_save_tiktoken",
+        "и после последней тоже",
+    ),
+    Mistake(
+        "nb08_save_only_learned_tokens",
+        NB08,
+        "save_tiktoken",
+        """
 def save_tiktoken(merges):
     vocab = token_bytes(merges)
-    return "".join(f"{base64.b64encode(vocab[i]).decode()} {i}\\n" for i in merges.values())   # bytes 0..255 left out''',
-            "test_save_tiktoken", "256 строк"),
-    Mistake("nb08_save_token_as_text", NB08, "save_tiktoken", '''
+    return "".join(f"{base64.b64encode(vocab[i]).decode()} {i}\\n" for i in merges.values())   # bytes 0..255 left out""",
+        "test_save_tiktoken",
+        "256 строк",
+    ),
+    Mistake(
+        "nb08_save_token_as_text",
+        NB08,
+        "save_tiktoken",
+        """
 def save_tiktoken(merges):
     vocab = token_bytes(merges)
     lines = []
     for i in sorted(vocab):
         piece = vocab[i].decode("utf-8", errors="replace").encode("utf-8")     # half a character becomes �
         lines.append(f"{base64.b64encode(piece).decode()} {i}\\n")
-    return "".join(lines)''',
-            "test_save_tiktoken", "не от их расшифровки как текст"),
-    Mistake("nb08_save_sorted_by_bytes", NB08, "save_tiktoken", '''
+    return "".join(lines)""",
+        "test_save_tiktoken",
+        "не от их расшифровки как текст",
+    ),
+    Mistake(
+        "nb08_save_sorted_by_bytes",
+        NB08,
+        "save_tiktoken",
+        """
 def save_tiktoken(merges):
     vocab = token_bytes(merges)
     return "".join(f"{base64.b64encode(piece).decode()} {i}\\n"
-                   for i, piece in sorted(vocab.items(), key=lambda item: item[1]))   # sorted by bytes, not by id''',
-            "test_save_tiktoken", "выученные токены идут после 256 байтов"),
-    Mistake("nb08_save_ranks_from_one", NB08, "save_tiktoken", '''
+                   for i, piece in sorted(vocab.items(), key=lambda item: item[1]))   # sorted by bytes, not by id""",
+        "test_save_tiktoken",
+        "выученные токены идут после 256 байтов",
+    ),
+    Mistake(
+        "nb08_save_ranks_from_one",
+        NB08,
+        "save_tiktoken",
+        """
 def save_tiktoken(merges):
     vocab = token_bytes(merges)
-    return "".join(f"{base64.b64encode(vocab[i]).decode()} {i + 1}\\n" for i in sorted(vocab))   # line numbers''',
-            "test_save_tiktoken", "пробел и id"),
+    return "".join(f"{base64.b64encode(vocab[i]).decode()} {i + 1}\\n" for i in sorted(vocab))   # line numbers""",
+        "test_save_tiktoken",
+        "пробел и id",
+    ),
     # ---------------------------------------------------------------- load_tiktoken
-    Mistake("nb08_load_text_keys", NB08, "load_tiktoken", '''
+    Mistake(
+        "nb08_load_text_keys",
+        NB08,
+        "load_tiktoken",
+        """
 def load_tiktoken(text):
     ranks = {}
     for line in text.splitlines():
         if line:
             token, rank = line.split()
             ranks[base64.b64decode(token).decode("utf-8", errors="replace")] = int(rank)
-    return ranks''',
-            "test_load_tiktoken", "ключ — байты токена"),
-    Mistake("nb08_load_rank_as_string", NB08, "load_tiktoken", '''
+    return ranks""",
+        "test_load_tiktoken",
+        "ключ — байты токена",
+    ),
+    Mistake(
+        "nb08_load_rank_as_string",
+        NB08,
+        "load_tiktoken",
+        """
 def load_tiktoken(text):
     ranks = {}
     for line in text.splitlines():
         if line:
             token, rank = line.split()
             ranks[base64.b64decode(token)] = rank
-    return ranks''',
-            "test_load_tiktoken", "целое число"),
-    Mistake("nb08_load_base64_not_decoded", NB08, "load_tiktoken", '''
+    return ranks""",
+        "test_load_tiktoken",
+        "целое число",
+    ),
+    Mistake(
+        "nb08_load_base64_not_decoded",
+        NB08,
+        "load_tiktoken",
+        """
 def load_tiktoken(text):
     ranks = {}
     for line in text.splitlines():
         if line:
             token, rank = line.split()
             ranks[token.encode("ascii")] = int(rank)          # b"YQ==" instead of b"a"
-    return ranks''',
-            "test_load_tiktoken", "base64.b64decode"),
-    Mistake("nb08_load_empty_lines", NB08, "load_tiktoken", '''
+    return ranks""",
+        "test_load_tiktoken",
+        "base64.b64decode",
+    ),
+    Mistake(
+        "nb08_load_empty_lines",
+        NB08,
+        "load_tiktoken",
+        """
 def load_tiktoken(text):
     ranks = {}
     for line in text.strip().split("\\n"):                   # "" and blank lines are not skipped
         token, rank = line.split()
         ranks[base64.b64decode(token)] = int(rank)
-    return ranks''',
-            "test_load_tiktoken", "пустые строки пропускайте"),
-    Mistake("nb08_load_split_on_one_space", NB08, "load_tiktoken", '''
+    return ranks""",
+        "test_load_tiktoken",
+        "пустые строки пропускайте",
+    ),
+    Mistake(
+        "nb08_load_split_on_one_space",
+        NB08,
+        "load_tiktoken",
+        """
 def load_tiktoken(text):
     ranks = {}
     for line in text.splitlines():
         if line:
             token, rank = line.split(" ")                    # two spaces or a trailing one break it
             ranks[base64.b64decode(token)] = int(rank)
-    return ranks''',
-            "test_load_tiktoken_hidden", "line.split()"),
-    Mistake("nb08_load_drops_last_line", NB08, "load_tiktoken", '''
+    return ranks""",
+        "test_load_tiktoken_hidden",
+        "line.split()",
+    ),
+    Mistake(
+        "nb08_load_drops_last_line",
+        NB08,
+        "load_tiktoken",
+        """
 def load_tiktoken(text):
     ranks = {}
     for line in text.split("\\n")[:-1]:                     # assumes the file ends with a newline
         if line:
             token, rank = line.split()
             ranks[base64.b64decode(token)] = int(rank)
-    return ranks''',
-            "test_load_tiktoken_hidden", "последняя строка может быть без"),
-
+    return ranks""",
+        "test_load_tiktoken_hidden",
+        "последняя строка может быть без",
+    ),
     # ---------------------------------------------------------------- issue 20: train
-    Mistake("nb08_train_specials_shortest_first", NB08, "train", '''
+    Mistake(
+        "nb08_train_specials_shortest_first",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     parts = [text]
     if special_tokens:
@@ -550,9 +806,15 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     for part in parts:
         for chunk in pretokenize(part, pattern):
             counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)''',
-            "test_train_hidden", "длинные первыми"),
-    Mistake("nb08_train_specials_unsorted", NB08, "train", '''
+    return train_from_counts(counts, vocab_size)""",
+        "test_train_hidden",
+        "длинные первыми",
+    ),
+    Mistake(
+        "nb08_train_specials_unsorted",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     parts = [text]
     if special_tokens:
@@ -561,9 +823,15 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     for part in parts:
         for chunk in pretokenize(part, pattern):
             counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)''',
-            "test_train_hidden", "в каком бы порядке их ни передали"),
-    Mistake("nb08_train_vocab_size_counts_specials", NB08, "train", '''
+    return train_from_counts(counts, vocab_size)""",
+        "test_train_hidden",
+        "в каком бы порядке их ни передали",
+    ),
+    Mistake(
+        "nb08_train_vocab_size_counts_specials",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     parts = [text]
     if special_tokens:
@@ -572,10 +840,16 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     for part in parts:
         for chunk in pretokenize(part, pattern):
             counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size - len(special_tokens))    # CS336 counts the specials in''',
-            "test_train_hidden", "спецтокены в него не входят"),
+    return train_from_counts(counts, vocab_size - len(special_tokens))    # CS336 counts the specials in""",
+        "test_train_hidden",
+        "спецтокены в него не входят",
+    ),
     # ---------------------------------------------------------------- issue 20: encode
-    Mistake("nb08_encode_ignores_pattern", NB08, "encode", '''
+    Mistake(
+        "nb08_encode_ignores_pattern",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
@@ -593,9 +867,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         else:
             ids.extend(encode_chunked(part, merges))
-    return ids''',
-            "test_encode_hidden", "шаблоном pattern"),
-    Mistake("nb08_encode_specials_found_after_surrogates", NB08, "encode", '''
+    return ids""",
+        "test_encode_hidden",
+        "шаблоном pattern",
+    ),
+    Mistake(
+        "nb08_encode_specials_found_after_surrogates",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
@@ -613,11 +893,16 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[part])
         else:
             ids.extend(encode_chunked(part, merges, pattern))
-    return ids''',
-            "test_encode_hidden", "id давайте только разрешённым"),
-
+    return ids""",
+        "test_encode_hidden",
+        "id давайте только разрешённым",
+    ),
     # ---------------------------------------------------------------- issue 20: encode_iterable memory
-    Mistake("nb08_stream_keeps_every_line", NB08, "encode_iterable", '''
+    Mistake(
+        "nb08_stream_keeps_every_line",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail, seen = {}, "", []
     for line in lines:
@@ -627,9 +912,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             yield from encode_chunk(chunk, merges, cache)
         tail = "".join(chunks[-2:])
     for chunk in pretokenize(tail, pattern):
-        yield from encode_chunk(chunk, merges, cache)''',
-            "test_encode_iterable_hidden", "держит всё больше памяти"),
-    Mistake("nb08_stream_cache_never_cleared", NB08, "encode_iterable", '''
+        yield from encode_chunk(chunk, merges, cache)""",
+        "test_encode_iterable_hidden",
+        "держит всё больше памяти",
+    ),
+    Mistake(
+        "nb08_stream_cache_never_cleared",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail = {}, ""
     def ids_of(chunk):
@@ -642,9 +933,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             yield from ids_of(chunk)
         tail = "".join(chunks[-2:])
     for chunk in pretokenize(tail, pattern):
-        yield from ids_of(chunk)''',
-            "test_encode_iterable_hidden", "не заводите свой кэш без предела"),
-    Mistake("nb08_stream_keeps_lines_restarts_tracemalloc", NB08, "encode_iterable", '''
+        yield from ids_of(chunk)""",
+        "test_encode_iterable_hidden",
+        "не заводите свой кэш без предела",
+    ),
+    Mistake(
+        "nb08_stream_keeps_lines_restarts_tracemalloc",
+        NB08,
+        "encode_iterable",
+        """
 import tracemalloc
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     cache, tail, seen = {}, "", []
@@ -658,9 +955,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             yield from encode_chunk(chunk, merges, cache)
         tail = "".join(chunks[-2:])
     for chunk in pretokenize(tail, pattern):
-        yield from encode_chunk(chunk, merges, cache)''',
-            "test_encode_iterable_hidden", "измерить не удалось"),
-    Mistake("nb08_stream_keeps_lines_fakes_tracemalloc", NB08, "encode_iterable", '''
+        yield from encode_chunk(chunk, merges, cache)""",
+        "test_encode_iterable_hidden",
+        "измерить не удалось",
+    ),
+    Mistake(
+        "nb08_stream_keeps_lines_fakes_tracemalloc",
+        NB08,
+        "encode_iterable",
+        """
 import tracemalloc
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     saved = tracemalloc.get_traced_memory, tracemalloc.reset_peak
@@ -677,60 +980,161 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         for chunk in pretokenize(tail, pattern):
             yield from encode_chunk(chunk, merges, cache)
     finally:
-        tracemalloc.get_traced_memory = saved[0]''',
-            "test_encode_iterable_hidden", "держит всё больше памяти"),
+        tracemalloc.get_traced_memory = saved[0]""",
+        "test_encode_iterable_hidden",
+        "держит всё больше памяти",
+    ),
     # ---------------------------------------------------------------- issue 20: encode_iterable with specials
-    Mistake("nb08_stream_special_split_not_matched", NB08, "encode_iterable", _stream(
-        ("len(text) - reach + 1", "len(text) + 1                   # a special is looked for only in what was read")),
-            "test_encode_iterable", "спецтокен может начаться в одной строке"),
-    Mistake("nb08_stream_holds_one_char_too_few", NB08, "encode_iterable", _stream(
-        ("len(text) - reach + 1", "len(text) - reach + 2           # off by one: a whole special is given out")),
-            "test_encode_iterable_hidden", "может оказаться началом более длинного"),
-    Mistake("nb08_stream_lone_surrogate_raises", NB08, "encode_iterable", _stream(
-        ("return text.encode(\"utf-16\", \"surrogatepass\").decode(\"utf-16\", \"replace\")",
-         "return text                             # the file was opened as UTF-8, surely")),
-            "test_encode_iterable", "суррогаты — как в encode"),
-    Mistake("nb08_stream_surrogate_pair_split", NB08, "encode_iterable", _stream(
-        ("high = line[-1:] if \"\\ud800\" <= line[-1:] <= \"\\udbff\" else \"\"",
-         "high = \"\"                              # each line fixed on its own: a pair cut in two is two �")),
-            "test_encode_iterable", "суррогаты — как в encode"),
-    Mistake("nb08_stream_disallowed_special_encoded", NB08, "encode_iterable", _stream(
-        ("forbidden = [token for token in special_tokens if token not in allowed]",
-         "forbidden = []                          # a disallowed special is left to be plain text")),
-            "test_encode_iterable", "ValueError со строкой '<|endoftext|>'"),
-    Mistake("nb08_stream_disallowed_checked_per_line", NB08, "encode_iterable", _stream(
-        ("if token in seen:", "if token in line:                # a special cut between two lines is missed")),
-            "test_encode_iterable", "ищите запрещённые в строке вместе с концом прочитанного текста"),
-    Mistake("nb08_stream_guard_keeps_all_read", NB08, "encode_iterable", _stream(
-        ("seen = seen[max(len(seen) - guard, 0):]", "pass                                    # everything read is kept for the check")),
-            "test_encode_iterable_hidden", "держит всё больше памяти"),
-    Mistake("nb08_stream_holds_all_after_last_special", NB08, "encode_iterable", _stream(
-        ("cut = min(max(start, unsettled), len(text))",
-         "cut = start if specials and not last else len(text)   # wait for the next special")),
-            "test_encode_iterable_hidden", "со спецтокенами держит всё больше памяти"),
+    Mistake(
+        "nb08_stream_special_split_not_matched",
+        NB08,
+        "encode_iterable",
+        _stream(
+            ("len(text) - reach + 1", "len(text) + 1                   # a special is looked for only in what was read")
+        ),
+        "test_encode_iterable",
+        "спецтокен может начаться в одной строке",
+    ),
+    Mistake(
+        "nb08_stream_holds_one_char_too_few",
+        NB08,
+        "encode_iterable",
+        _stream(
+            ("len(text) - reach + 1", "len(text) - reach + 2           # off by one: a whole special is given out")
+        ),
+        "test_encode_iterable_hidden",
+        "может оказаться началом более длинного",
+    ),
+    Mistake(
+        "nb08_stream_lone_surrogate_raises",
+        NB08,
+        "encode_iterable",
+        _stream(
+            (
+                'return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")',
+                "return text                             # the file was opened as UTF-8, surely",
+            )
+        ),
+        "test_encode_iterable",
+        "суррогаты — как в encode",
+    ),
+    Mistake(
+        "nb08_stream_surrogate_pair_split",
+        NB08,
+        "encode_iterable",
+        _stream(
+            (
+                'high = line[-1:] if "\\ud800" <= line[-1:] <= "\\udbff" else ""',
+                'high = ""                              # each line fixed on its own: a pair cut in two is two �',
+            )
+        ),
+        "test_encode_iterable",
+        "суррогаты — как в encode",
+    ),
+    Mistake(
+        "nb08_stream_disallowed_special_encoded",
+        NB08,
+        "encode_iterable",
+        _stream(
+            (
+                "forbidden = [token for token in special_tokens if token not in allowed]",
+                "forbidden = []                          # a disallowed special is left to be plain text",
+            )
+        ),
+        "test_encode_iterable",
+        "ValueError со строкой '<|endoftext|>'",
+    ),
+    Mistake(
+        "nb08_stream_disallowed_checked_per_line",
+        NB08,
+        "encode_iterable",
+        _stream(("if token in seen:", "if token in line:                # a special cut between two lines is missed")),
+        "test_encode_iterable",
+        "ищите запрещённые в строке вместе с концом прочитанного текста",
+    ),
+    Mistake(
+        "nb08_stream_guard_keeps_all_read",
+        NB08,
+        "encode_iterable",
+        _stream(
+            (
+                "seen = seen[max(len(seen) - guard, 0):]",
+                "pass                                    # everything read is kept for the check",
+            )
+        ),
+        "test_encode_iterable_hidden",
+        "держит всё больше памяти",
+    ),
+    Mistake(
+        "nb08_stream_holds_all_after_last_special",
+        NB08,
+        "encode_iterable",
+        _stream(
+            (
+                "cut = min(max(start, unsettled), len(text))",
+                "cut = start if specials and not last else len(text)   # wait for the next special",
+            )
+        ),
+        "test_encode_iterable_hidden",
+        "со спецтокенами держит всё больше памяти",
+    ),
     # ---------------------------------------------------------------- quiz
-    Mistake("nb08_quiz_first_listed_wins", NB08, "quiz_answers",
-            'ANSWER_1 = [300, 300, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
-            "test_quiz_1", "ANSWER_1 неверен"),
-    Mistake("nb08_quiz_answer_as_text", NB08, "quiz_answers",
-            'ANSWER_1 = "[301, 300]"\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
-            "test_quiz_1", "списком целых чисел"),
-    Mistake("nb08_quiz_holds_one_chunk", NB08, "quiz_answers",
-            'ANSWER_1 = [301, 300]\nANSWER_2 = 15\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
-            "test_quiz_2", "ANSWER_2 неверен"),
-    Mistake("nb08_quiz_pair_across_space", NB08, "quiz_answers",
-            'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\U0001F642"\nANSWER_4 = 556',
-            "test_quiz_3", "ANSWER_3 неверен"),
-    Mistake("nb08_quiz_lines_without_bytes", NB08, "quiz_answers",
-            'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 300',
-            "test_quiz_4", "ANSWER_4 неверен"),
-    Mistake("nb08_quiz_lines_with_specials", NB08, "quiz_answers",
-            'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 559',
-            "test_quiz_4", "спецтокенов в файле нет"),
+    Mistake(
+        "nb08_quiz_first_listed_wins",
+        NB08,
+        "quiz_answers",
+        'ANSWER_1 = [300, 300, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
+        "test_quiz_1",
+        "ANSWER_1 неверен",
+    ),
+    Mistake(
+        "nb08_quiz_answer_as_text",
+        NB08,
+        "quiz_answers",
+        'ANSWER_1 = "[301, 300]"\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
+        "test_quiz_1",
+        "списком целых чисел",
+    ),
+    Mistake(
+        "nb08_quiz_holds_one_chunk",
+        NB08,
+        "quiz_answers",
+        'ANSWER_1 = [301, 300]\nANSWER_2 = 15\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
+        "test_quiz_2",
+        "ANSWER_2 неверен",
+    ),
+    Mistake(
+        "nb08_quiz_pair_across_space",
+        NB08,
+        "quiz_answers",
+        'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\U0001F642"\nANSWER_4 = 556',
+        "test_quiz_3",
+        "ANSWER_3 неверен",
+    ),
+    Mistake(
+        "nb08_quiz_lines_without_bytes",
+        NB08,
+        "quiz_answers",
+        'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 300',
+        "test_quiz_4",
+        "ANSWER_4 неверен",
+    ),
+    Mistake(
+        "nb08_quiz_lines_with_specials",
+        NB08,
+        "quiz_answers",
+        'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 559',
+        "test_quiz_4",
+        "спецтокенов в файле нет",
+    ),
 ]
 
 ALTERNATIVES = [
-    Alternative("nb08_train_split_loop", NB08, "train", '''
+    Alternative(
+        "nb08_train_split_loop",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     parts = [text]
     for token in sorted(special_tokens, key=len, reverse=True):     # one special at a time, str.split
@@ -739,8 +1143,13 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     for part in parts:
         for chunk in pretokenize(part, pattern):
             counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)'''),
-    Alternative("nb08_train_counter", NB08, "train", '''
+    return train_from_counts(counts, vocab_size)""",
+    ),
+    Alternative(
+        "nb08_train_counter",
+        NB08,
+        "train",
+        """
 from collections import Counter
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     if special_tokens:
@@ -751,8 +1160,13 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     counts = Counter()
     for part in parts:
         counts.update(pretokenize(part, pattern))
-    return train_from_counts(counts, vocab_size)'''),
-    Alternative("nb08_encode_scan_by_hand", NB08, "encode", '''
+    return train_from_counts(counts, vocab_size)""",
+    ),
+    Alternative(
+        "nb08_encode_scan_by_hand",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = dict(special_tokens or {})
     allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
@@ -772,8 +1186,13 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         ids += encode_chunked(text[start:i], merges, pattern)
         ids.append(special_tokens[found])
         i = start = i + len(found)
-    return ids + encode_chunked(text[start:], merges, pattern)'''),
-    Alternative("nb08_encode_reverse_lexicographic", NB08, "encode", '''
+    return ids + encode_chunked(text[start:], merges, pattern)""",
+    ),
+    Alternative(
+        "nb08_encode_reverse_lexicographic",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     special_tokens = special_tokens or {}
     allowed = special_tokens.keys() if allowed_special == "all" else allowed_special
@@ -794,8 +1213,13 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             ids.append(special_tokens[match.group()])
             start = match.end()
         text = text[start:]
-    return ids + encode_chunked(text, merges, pattern)'''),
-    Alternative("nb08_stream_buffer_of_chunks", NB08, "encode_iterable", '''
+    return ids + encode_chunked(text, merges, pattern)""",
+    ),
+    Alternative(
+        "nb08_stream_buffer_of_chunks",
+        NB08,
+        "encode_iterable",
+        """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     specials = dict(special_tokens or {})
     allowed = list(specials) if allowed_special == "all" else [t for t in allowed_special if t in specials]
@@ -846,30 +1270,62 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         pending = line[-1] if 0xD800 <= ord(line[-1]) <= 0xDBFF else ""     # the first half of a pair waits
         line = line[:len(line) - len(pending)].encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         held = yield from give(line, held, False)
-    yield from give(pending.encode("utf-16", "surrogatepass").decode("utf-16", "replace"), held, True)'''),
-    Alternative("nb08_stream_no_cache_encode_chunked", NB08, "encode_iterable", _stream(
-        ("    cache = {}\n", ""), ("encode_chunk(chunk, merges, cache)", "encode_chunked(chunk, merges, pattern)", 2))),
-    Alternative("nb08_save_bytes_then_decode", NB08, "save_tiktoken", '''
+    yield from give(pending.encode("utf-16", "surrogatepass").decode("utf-16", "replace"), held, True)""",
+    ),
+    Alternative(
+        "nb08_stream_no_cache_encode_chunked",
+        NB08,
+        "encode_iterable",
+        _stream(
+            ("    cache = {}\n", ""),
+            ("encode_chunk(chunk, merges, cache)", "encode_chunked(chunk, merges, pattern)", 2),
+        ),
+    ),
+    Alternative(
+        "nb08_save_bytes_then_decode",
+        NB08,
+        "save_tiktoken",
+        """
 def save_tiktoken(merges):
     ranks = {piece: i for i, piece in token_bytes(merges).items()}
     out = b""
     for piece, rank in sorted(ranks.items(), key=lambda x: x[1]):       # as dump_tiktoken_bpe writes it
         out += base64.b64encode(piece) + b" " + str(rank).encode() + b"\\n"
-    return out.decode("ascii")'''),
-    Alternative("nb08_save_lines_and_join", NB08, "save_tiktoken", '''
+    return out.decode("ascii")""",
+    ),
+    Alternative(
+        "nb08_save_lines_and_join",
+        NB08,
+        "save_tiktoken",
+        '''
 def save_tiktoken(merges):
     vocab = token_bytes(merges)
     lines = [base64.b64encode(vocab[i]).decode() + " " + str(i) for i in range(256 + len(merges))]
-    return "\\n".join(lines) + "\\n"'''),
-    Alternative("nb08_load_all_words", NB08, "load_tiktoken", '''
+    return "\\n".join(lines) + "\\n"''',
+    ),
+    Alternative(
+        "nb08_load_all_words",
+        NB08,
+        "load_tiktoken",
+        """
 def load_tiktoken(text):
     words = text.split()                                     # base64, rank, base64, rank, ...
-    return {base64.b64decode(token): int(rank) for token, rank in zip(words[::2], words[1::2])}'''),
-    Alternative("nb08_load_regex", NB08, "load_tiktoken", '''
+    return {base64.b64decode(token): int(rank) for token, rank in zip(words[::2], words[1::2])}""",
+    ),
+    Alternative(
+        "nb08_load_regex",
+        NB08,
+        "load_tiktoken",
+        """
 def load_tiktoken(text):
     return {base64.b64decode(token): int(rank)
-            for token, rank in regex.findall(r"(?m)^\\s*(\\S+)\\s+(\\d+)\\s*$", text)}'''),
-    Alternative("nb08_train_reverse_lexicographic", NB08, "train", '''
+            for token, rank in regex.findall(r"(?m)^\\s*(\\S+)\\s+(\\d+)\\s*$", text)}""",
+    ),
+    Alternative(
+        "nb08_train_reverse_lexicographic",
+        NB08,
+        "train",
+        """
 def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     parts = [text]
     if special_tokens:
@@ -879,23 +1335,48 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
     for part in parts:
         for chunk in pretokenize(part, pattern):
             counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)'''),
-    Alternative("nb08_load_set_of_lines", NB08, "load_tiktoken", '''
+    return train_from_counts(counts, vocab_size)""",
+    ),
+    Alternative(
+        "nb08_load_set_of_lines",
+        NB08,
+        "load_tiktoken",
+        """
 def load_tiktoken(text):
     fields = {tuple(line.split()) for line in text.splitlines() if line.strip()}    # a set: any order
-    return {base64.b64decode(token): int(rank) for token, rank in fields}'''),
-    Alternative("nb08_load_reversed", NB08, "load_tiktoken", '''
+    return {base64.b64decode(token): int(rank) for token, rank in fields}""",
+    ),
+    Alternative(
+        "nb08_load_reversed",
+        NB08,
+        "load_tiktoken",
+        """
 def load_tiktoken(text):
     ranks = {}
     for line in reversed(text.splitlines()):                  # the same mapping, built from the end
         if line.strip():
             token, rank = line.split()
             ranks[base64.b64decode(token)] = int(rank)
-    return ranks'''),
-    Alternative("nb08_stream_lru_cache", NB08, "encode_iterable", "from functools import lru_cache\n" + _stream(
-        ("    cache = {}\n", "    ids_of = lru_cache(maxsize=4096)(lambda chunk: tuple(encode_chunk(chunk, merges)))\n"),
-        ("encode_chunk(chunk, merges, cache)", "ids_of(chunk)", 2))),
-    Alternative("nb08_encode_list_of_allowed", NB08, "encode", '''
+    return ranks""",
+    ),
+    Alternative(
+        "nb08_stream_lru_cache",
+        NB08,
+        "encode_iterable",
+        "from functools import lru_cache\n"
+        + _stream(
+            (
+                "    cache = {}\n",
+                "    ids_of = lru_cache(maxsize=4096)(lambda chunk: tuple(encode_chunk(chunk, merges)))\n",
+            ),
+            ("encode_chunk(chunk, merges, cache)", "ids_of(chunk)", 2),
+        ),
+    ),
+    Alternative(
+        "nb08_encode_list_of_allowed",
+        NB08,
+        "encode",
+        """
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     specials = dict(special_tokens or {})
     allowed = list(specials) if allowed_special == "all" else list(allowed_special)   # any collection works
@@ -910,10 +1391,16 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
     for match in regex.finditer("|".join(map(regex.escape, usable)), text):
         ids += encode_chunked(text[start:match.start()], merges, pattern) + [specials[match.group()]]
         start = match.end()
-    return ids + encode_chunked(text[start:], merges, pattern)'''),
-    Alternative("nb08_quiz_computed", NB08, "quiz_answers", '''
+    return ids + encode_chunked(text[start:], merges, pattern)""",
+    ),
+    Alternative(
+        "nb08_quiz_computed",
+        NB08,
+        "quiz_answers",
+        """
 ANSWER_1 = encode("<|endoftext|>" * 3, {}, GPT2_PATTERN, {"<|endoftext|>": 300, "<|endoftext|>" * 2: 301}, "all")
 ANSWER_2 = sum(len(c.encode()) for c in pretokenize("the cat the hat the")[:-2])
 ANSWER_3 = "\\N{REPLACEMENT CHARACTER} \\N{REPLACEMENT CHARACTER}"
-ANSWER_4 = 256 + 300'''),
+ANSWER_4 = 256 + 300""",
+    ),
 ]
