@@ -7,16 +7,17 @@ solution scores full marks. Each case is graded as a class is: the lesson's demo
 `demo` are skipped, every other cell runs (tests/test_proof.py proves on the solutions and the
 untouched notebooks that skipping them changes no grade).
 """
+
 import nbformat
 import pytest
+from catalogue import grade_cases
+from mistakes import ALTERNATIVES, MISTAKES
 
 from autograder.course.cells import is_test
 from autograder.course.course import CourseNotebook, course_notebooks
+from autograder.course.simulate import submission, write
 from autograder.notebook.pipeline import NotebookGrader
 from autograder.wall.session import LocalSession
-from autograder.course.simulate import submission, write
-from catalogue import grade_cases
-from mistakes import ALTERNATIVES, MISTAKES
 
 NOTEBOOKS = course_notebooks()
 
@@ -27,13 +28,25 @@ def failed_tests(result):
 
 @pytest.fixture(scope="session")
 def catalogue():
-    cases = {}
-    for name in NOTEBOOKS:
-        cases["solved", name] = (name, {}, True, False)
-        cases["untouched", name] = (name, {}, False, False)
-    for case in [*MISTAKES, *ALTERNATIVES]:
-        cases[case.id, case.notebook] = (case.notebook, {case.cell: case.source}, True, False)
-    return grade_cases(cases)
+    """{(case id, notebook): result}, each notebook's cases graded the first time a test asks for one of
+    them: `-k 03_` (make check-notebook NB=03) grades only notebook 03's cases."""
+    graded = {}
+
+    class Results(dict):
+        def __missing__(self, key):
+            notebook = key[1]
+            cases = {
+                ("solved", notebook): (notebook, {}, True, False),
+                ("untouched", notebook): (notebook, {}, False, False),
+            }
+            for case in [*MISTAKES, *ALTERNATIVES]:
+                if case.notebook == notebook:
+                    cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False)
+            graded.update(grade_cases(cases))
+            self.update(graded)
+            return self[key]
+
+    return Results()
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
