@@ -4,9 +4,12 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed
 
-.PHONY: setup lint format test test-quick check-notebook proof demo release lab bench bench-grading bundle clean
+.PHONY: help setup lint format test test-quick check-notebook proof demo release lab bench bench-grading bundle clean
 
-setup: $(STAMP)
+help:              ## this list
+	@grep -E '^[a-z-]+:.*## ' Makefile | sed -E 's/:.*## /\t/' | expand -t 18
+
+setup: $(STAMP)    ## build .venv (every other target does it first)
 
 $(STAMP): requirements.txt requirements-vocab.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -202,7 +202,7 @@ def warn_about_sandbox(config) -> None:
             "WARNING: no cgroup per sandbox: " + why + ".",
             "Each kernel process keeps its own memory, CPU-time and process limits, but a notebook's forked",
             "processes together (and its shared memory) may use more than Sandbox.memory_bytes, and its",
-            "processes compete for the CPU with the other notebooks' (README: How grading works).",
+            "processes compete for the CPU with the other notebooks' (docs/grading.md).",
             "",
         )
 
