@@ -19,9 +19,14 @@ from autograder.notebook.pipeline import NotebookGrader
 from autograder.wall.session import LocalSession
 
 
-def grade_case(notebook: str, replace: dict, solved: bool = True, full: bool = False) -> dict:
-    """The result of one case, as a dict (with `ran`: the cells that ran)."""
+def grade_case(notebook: str, replace: dict, solved: bool = True, full: bool = False, until: str | None = None) -> dict:
+    """The result of one case, as a dict (with `ran`: the cells that ran). With `until` (a test's
+    grade id), the notebook is graded up to that test only: what a mistake's case asserts is decided
+    there, and nothing after it needs to run (the grader never runs what no test after it reads)."""
     course = CourseNotebook.load(notebook)
+    if until is not None:
+        names = list(course.tests)
+        course.tests = {name: course.tests[name] for name in names[: names.index(until) + 1]}
     with tempfile.TemporaryDirectory(prefix="bpe-case-") as tmp:
         path = write(submission(notebook, solved=solved, replace=replace), Path(tmp) / f"{notebook}.ipynb")
         graded = NotebookGrader(run_only_needed=not full).grade(course, path, LocalSession)
@@ -29,7 +34,7 @@ def grade_case(notebook: str, replace: dict, solved: bool = True, full: bool = F
 
 
 def grade_cases(cases: dict) -> dict:
-    """{case id: (notebook, replace, solved, full)} → {case id: result}, on all cores."""
+    """{case id: (notebook, replace, solved, full[, until])} → {case id: result}, on all cores."""
     # the same string hashing in every worker: a mistake that iterates over a set of strings then gives
     # its (wrong) answer in the same order in every case it is graded in
     os.environ["PYTHONHASHSEED"] = "0"

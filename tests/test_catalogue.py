@@ -39,9 +39,12 @@ def catalogue():
                 ("solved", notebook): (notebook, {}, True, False),
                 ("untouched", notebook): (notebook, {}, False, False),
             }
-            for case in [*MISTAKES, *ALTERNATIVES]:
+            for case in ALTERNATIVES:
                 if case.notebook == notebook:
                     cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False)
+            for case in MISTAKES:  # graded up to the test that must catch it
+                if case.notebook == notebook:
+                    cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False, case.caught_by)
             graded.update(grade_cases(cases))
             self.update(graded)
             return self[key]
