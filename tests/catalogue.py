@@ -13,10 +13,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
+from local_session import LocalSession
+
 from autograder.course.course import CourseNotebook
 from autograder.course.simulate import submission, write
 from autograder.notebook.pipeline import NotebookGrader
-from autograder.wall.session import LocalSession
 
 
 def grade_case(notebook: str, replace: dict, solved: bool = True, full: bool = False, until: str | None = None) -> dict:

@@ -5,13 +5,13 @@ import time
 from pathlib import Path
 
 import pytest
+from local_session import LocalSession
 
 from autograder.course.course import CourseNotebook
 from autograder.course.simulate import submission, write
 from autograder.notebook import bounds
 from autograder.notebook.evaluate import Evaluator
 from autograder.notebook.pipeline import NotebookGrader
-from autograder.wall.session import LocalSession
 
 # nested bounded repeats: a backtracking search that takes hours on a string of a few digits
 BOMB = r"(?:(?:(?:(?:\d?){1,3}){1,3}){1,9}){1,9}\D"

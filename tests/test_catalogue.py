@@ -11,13 +11,13 @@ untouched notebooks that skipping them changes no grade).
 import nbformat
 import pytest
 from catalogue import grade_cases
+from local_session import LocalSession
 from mistakes import ALTERNATIVES, MISTAKES
 
 from autograder.course.cells import is_test
 from autograder.course.course import CourseNotebook, course_notebooks
 from autograder.course.simulate import submission, write
 from autograder.notebook.pipeline import NotebookGrader
-from autograder.wall.session import LocalSession
 
 NOTEBOOKS = course_notebooks()
 

@@ -10,13 +10,13 @@ course wrote it; the student's own cells always run. In-process, through the gra
 import copy
 
 import pytest
+from local_session import LocalSession
 
 from autograder.course.cells import grade_id
 from autograder.course.course import CourseNotebook, course_notebooks
 from autograder.course.simulate import solution_sources, submission, write
 from autograder.notebook.normalize import restore_course_cells
 from autograder.notebook.pipeline import NotebookGrader
-from autograder.wall.session import LocalSession
 
 NB08 = "08_shipping_tokenizer"
 

@@ -10,12 +10,12 @@ import shutil
 import subprocess
 
 import pytest
+from local_session import LocalSession
 
 from autograder.course.course import CourseNotebook
 from autograder.course.simulate import solution_sources, submission, write
 from autograder.notebook.feedback import feedback_html
 from autograder.notebook.pipeline import NotebookGrader
-from autograder.wall.session import LocalSession
 
 NB = "01_hand_example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")

@@ -1,21 +1,17 @@
-"""Where a student's notebook runs while it is graded: a sandboxed process, or (for the course's
-own tests) this process.
+"""Where a student's notebook runs while it is graded: a sandboxed process.
 
-Both sessions do the same two things: run a cell of the notebook, and pass a request to the
-agent next to the notebook's names (`autograder.wall.agent`), returning its answer as a parsed dict.
-`KernelSession` is the real thing: `autograder.wall.sandbox` starts a Python process behind its walls
-and `autograder.wall.host` runs in it — an IPython shell for the cells and the agent for the requests —
-answering over one socket in frames. Nothing else crosses: no Jupyter protocol, no library that
-parses what the student's process sends before a bound applies to it. Every frame is read with a
-size cap and a deadline; a cell's outputs are counted and cut here (`LimitedOutputs`), whatever
-the other side claims. `LocalSession` runs the same cells and the same agent in this process,
-which makes the catalogue of student mistakes provable in seconds. Neither decides a grade:
-answers are checked by `autograder.wall.remote` and compared by `autograder.notebook.evaluate`.
+A session does two things: run a cell of the notebook, and pass a request to the agent next to
+the notebook's names (`autograder.wall.agent`), returning its answer as a parsed dict.
+`autograder.wall.sandbox` starts a Python process behind its walls and `autograder.wall.host` runs
+in it — an IPython shell for the cells and the agent for the requests — answering over one socket
+in frames. Nothing else crosses: no Jupyter protocol, no library that parses what the student's
+process sends before a bound applies to it. Every frame is read with a size cap and a deadline; a
+cell's outputs are counted and cut here (`LimitedOutputs`), whatever the other side claims. The
+session decides no grade: answers are checked by `autograder.wall.remote` and compared by
+`autograder.notebook.evaluate`. (The tests' stand-in, tests/local_session.py, runs the same cells
+and agent in the test's own process, so the catalogue is proven in seconds.)
 """
 
-import builtins
-import contextlib
-import io
 import json
 import os
 import select
@@ -359,56 +355,3 @@ def process_cpu_clock(pid: int) -> int | None:
     except (OSError, AttributeError):
         pass
     return None
-
-
-class LocalSession:
-    """The same cells and the same agent, in this process: for proving the graded checks fast.
-
-    Cells run under a CPU-time limit; their output is captured. Not a sandbox: only for the
-    course's own solutions and catalogued mistakes."""
-
-    def __init__(self, cell_seconds: float = 60):
-        self.namespace = {"__name__": "__main__", "__builtins__": builtins}
-        self.agent = agent_module.Agent(self.namespace, wire)
-        self.cell_seconds = cell_seconds
-        self.dead = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def close(self) -> None:
-        pass
-
-    def run_cell(self, source: str) -> CellRun:
-        from IPython.core.inputtransformer2 import TransformerManager
-
-        run, out = CellRun(), io.StringIO()
-        try:
-            code = compile(TransformerManager().transform_cell(source), "<cell>", "exec")
-            with (
-                contextlib.redirect_stdout(out),
-                contextlib.redirect_stderr(out),
-                agent_module.cpu_limit(self.cell_seconds),
-            ):
-                exec(code, self.namespace)
-        except agent_module.CallTimedOut:
-            run.error, run.timed_out = ("Timeout", f"{self.cell_seconds:g}"), self.cell_seconds
-        except BaseException as e:
-            run.error = (type(e).__name__, str(e))
-        if out.getvalue():
-            run.outputs.append(NotebookNode(output_type="stream", name="stdout", text=out.getvalue()))
-        if run.error:
-            run.outputs.append(error_output(*run.error))
-        return run
-
-    @staticmethod
-    def cpu_clock() -> float:
-        """This process's CPU time: a request's whole round trip is in it, as in a sandbox's clock."""
-        return time.process_time()
-
-    def request(self, request: dict, timeout: float) -> dict:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            return json.loads(self.agent.serve(json.dumps(request, ensure_ascii=False)))

@@ -1,0 +1,72 @@
+"""A stand-in for the sandboxed session, for the course's own tests: the same cells and the same agent
+(autograder.wall.agent), run in the test's own process.
+
+Not a sandbox: only for the course's solutions and catalogued mistakes (tests/catalogue.py), which it
+makes provable in seconds. It answers what `autograder.wall.session.KernelSession` answers: a cell's
+`CellRun`, an agent request's parsed dict, a CPU clock.
+"""
+
+import builtins
+import contextlib
+import io
+import json
+import time
+
+from nbformat import NotebookNode
+
+from autograder.wall import agent as agent_module
+from autograder.wall import wire
+from autograder.wall.session import CellRun, error_output
+
+
+class LocalSession:
+    """The same cells and the same agent, in this process: for proving the graded checks fast.
+
+    Cells run under a CPU-time limit; their output is captured. Not a sandbox: only for the
+    course's own solutions and catalogued mistakes."""
+
+    def __init__(self, cell_seconds: float = 60):
+        self.namespace = {"__name__": "__main__", "__builtins__": builtins}
+        self.agent = agent_module.Agent(self.namespace, wire)
+        self.cell_seconds = cell_seconds
+        self.dead = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def close(self) -> None:
+        pass
+
+    def run_cell(self, source: str) -> CellRun:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        run, out = CellRun(), io.StringIO()
+        try:
+            code = compile(TransformerManager().transform_cell(source), "<cell>", "exec")
+            with (
+                contextlib.redirect_stdout(out),
+                contextlib.redirect_stderr(out),
+                agent_module.cpu_limit(self.cell_seconds),
+            ):
+                exec(code, self.namespace)
+        except agent_module.CallTimedOut:
+            run.error, run.timed_out = ("Timeout", f"{self.cell_seconds:g}"), self.cell_seconds
+        except BaseException as e:
+            run.error = (type(e).__name__, str(e))
+        if out.getvalue():
+            run.outputs.append(NotebookNode(output_type="stream", name="stdout", text=out.getvalue()))
+        if run.error:
+            run.outputs.append(error_output(*run.error))
+        return run
+
+    @staticmethod
+    def cpu_clock() -> float:
+        """This process's CPU time: a request's whole round trip is in it, as in a sandbox's clock."""
+        return time.process_time()
+
+    def request(self, request: dict, timeout: float) -> dict:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return json.loads(self.agent.serve(json.dumps(request, ensure_ascii=False)))
