@@ -97,3 +97,20 @@ def test_nothing_after_the_last_test_runs_even_in_the_full_lesson(tmp_path):
     graded = NotebookGrader(run_only_needed=False).grade(CourseNotebook.load("01_hand_example"), path, LocalSession)
     assert graded.result.score == graded.result.max_score
     assert max(graded.ran) < last_test and len(graded.ran) > 4
+
+
+def test_an_edit_that_no_longer_fits_its_solution_fails_loudly():
+    """A catalogue entry written as an edit of the solution breaks when the solution moves away from it,
+    instead of quietly grading the unchanged solution as the mistake."""
+    from mistakes import EditError, edited, solution
+
+    source = solution("01_hand_example", "count_pairs")
+    assert "### BEGIN SOLUTION" not in source and "def count_pairs(corpus):" in source
+    changed = edited("01_hand_example", "count_pairs", ("+ freq", "+ 1"))
+    assert changed == source.replace("+ freq", "+ 1") != source
+    with pytest.raises(EditError, match="stands 0 times"):
+        edited("01_hand_example", "count_pairs", ("no such line", "x"))
+    with pytest.raises(EditError, match=r"stands [2-9] times"):
+        edited("01_hand_example", "count_pairs", ("counts", "x"))
+    with pytest.raises(EditError, match="no solution cell"):
+        solution("01_hand_example", "no_such_cell")

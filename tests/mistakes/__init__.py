@@ -4,9 +4,17 @@ One module per notebook (nb01.py, nb02.py, …) defines its MISTAKES and ALTERNA
 
 Each Mistake names the test that is meant to catch it and words its message must contain, so
 a test that stops catching the mistake, or catches it with an unhelpful message, fails.
+
+A mistake that differs from the reference answer in a few lines is written as that difference:
+`edited(notebook, cell, (old, new), ...)` reads the solution cell from solutions/ and makes the
+edits, so the entry says only what the student got wrong and follows the solution when it changes.
+Only a different approach (another algorithm, another data structure) is written out whole.
 """
 
+import functools
 from dataclasses import dataclass
+
+from autograder.course.simulate import solution_sources
 
 
 @dataclass(frozen=True)
@@ -25,6 +33,42 @@ class Alternative:
     notebook: str
     cell: str
     source: str
+
+
+class EditError(ValueError):
+    """An edit that no longer fits the solution it edits: the entry is stale, not the solution wrong."""
+
+
+@functools.cache
+def _solutions(notebook: str) -> dict[str, str]:
+    return solution_sources(notebook)
+
+
+def solution(notebook: str, cell: str) -> str:
+    """The reference answer of the solution cell `cell` (its grade_id) of solutions/NOTEBOOK.ipynb, as a
+    student who solved it would have written it: the cell without its ### BEGIN/END SOLUTION lines."""
+    try:
+        return _solutions(notebook)[cell]
+    except KeyError:
+        raise EditError(f"{notebook} has no solution cell {cell!r}") from None
+
+
+def edited(notebook: str, cell: str, *edits: tuple[str, str]) -> str:
+    """The reference answer of `cell` with each edit (old, new) made in turn: `old` — a part of a line or
+    several whole lines, written as they stand in the solution, indentation included — is replaced by
+    `new`. Each `old` must stand exactly once in the text it edits: an edit that finds nothing or more
+    than one place raises EditError naming the cell, so an entry the solution has moved away from fails
+    when the catalogue is imported instead of quietly grading the unchanged solution."""
+    source = solution(notebook, cell)
+    for old, new in edits:
+        found = source.count(old)
+        if found != 1:
+            raise EditError(
+                f"{notebook}/{cell}: the edit's old text stands {found} times in the solution "
+                f"(it must stand once):\n{old}"
+            )
+        source = source.replace(old, new)
+    return source
 
 
 def _collect():

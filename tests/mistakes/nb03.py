@@ -5,20 +5,9 @@ frequent pair instead of the earliest rule, rules replayed in the dictionary's k
 over ",".join(map(str, ids)), caches that outlive a call, trees not taken apart to the bytes, rules
 listed twice or in the order of the tokens, and wrong quiz answers."""
 
-from . import Alternative, Mistake
+from . import Alternative, Mistake, edited
 
 NB03 = "03_encode_order"
-
-ENCODE = """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    while len(ids) >= 2:
-        known = [pair for pair in zip(ids, ids[1:]) if pair in merges]
-        if not known:
-            break
-        pair = min(known, key=merges.get)
-        ids = merge(ids, pair, merges[pair])
-    return ids"""
 
 APPLIED = """
 def applied_merges(ids, merges):
@@ -225,7 +214,7 @@ def encode(text, merges):
         "nb03_latest_rule_first",
         NB03,
         "encode",
-        ENCODE.replace("min(known, key=merges.get)", "max(known, key=merges.get)"),
+        edited(NB03, "encode", ("min(known, key=merges.get)", "max(known, key=merges.get)")),
         "test_encode",
         "наименьшим id",
     ),
@@ -233,7 +222,7 @@ def encode(text, merges):
         "nb03_encode_on_code_points",
         NB03,
         "encode",
-        ENCODE.replace('list(text.encode("utf-8"))', "[ord(ch) for ch in text]"),
+        edited(NB03, "encode", ('list(text.encode("utf-8"))', "[ord(ch) for ch in text]")),
         "test_encode",
         "по байтам UTF-8",
     ),
