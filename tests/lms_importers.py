@@ -114,3 +114,34 @@ def moodle_feedback_zip(path, participants: set[int]) -> dict[int, list[str]]:
                 attached.setdefault(uid, []).append(filename)
                 break
     return attached
+
+
+# -- Moodle's "Download all submissions" zip: mod/assign/classes/downloader.php (4.1 and later) and
+# the download_submissions of mod/assign/locallib.php before it; lib/moodlelib.php's clean_param.
+def clean_filename(text: str) -> str:
+    """clean_param($text, PARAM_FILE): control characters and & < > " ` | ' : \\ / are removed."""
+    text = re.sub(r"[\x00-\x1f\x7f&<>\"`|':\\\\/]", "", text)
+    return "" if text in (".", "..") else text
+
+
+def clean_path(text: str) -> str:
+    """clean_param($text, PARAM_PATH)."""
+    text = text.replace("\\", "/")
+    text = re.sub(r"[\x00-\x1f\x7f&<>\"`|':]", "", text)
+    text = re.sub(r"\.\.+", "", text)
+    text = re.sub(r"//+", "/", text)
+    return re.sub(r"/(\./)+", "/", text)
+
+
+def moodle_download_path(
+    fullname: str, uniqueid: int, filename: str, version: str = "4.1", folders: bool = True, plugin: str = "file"
+) -> str:
+    """The zip entry Moodle writes for one submitted file (filepath "/": the file area's root).
+    4.1+: get_student_prefix + load_submissionplugin_filelist; "4.0": the same with the older
+    trailing "_" after the plugin (…_assignsubmission_file_/); folders=False: the single-folder
+    download (assign_downloadasfolders off), the same in every version."""
+    prefix = clean_filename(fullname.replace("_", " ") + "_" + str(uniqueid))
+    if not folders:
+        return clean_filename(f"{prefix}_assignsubmission_{plugin}_{filename}")
+    folder = clean_filename(f"{prefix}_assignsubmission_{plugin}" + ("_" if version == "4.0" else ""))
+    return clean_path(f"{folder}/{filename}")

@@ -9,6 +9,7 @@ student submitted one notebook twice, the newer file is used and the other is re
 
 import re
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,22 +18,29 @@ from traitlets import Enum
 
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")  # never "", ".", ".." or a path
 IGNORED = {".ipynb_checkpoints", "__MACOSX", ".DS_Store"}
-COPY_SUFFIX = re.compile(r"(?:-(\d+)| \((\d+)\))$")  # Canvas "-1", a browser's " (1)"
+COPY_SUFFIX = re.compile(r"(?:-(\d+)|\s*\((\d+)\))$")  # Canvas "-1", a browser's " (1)" or "(1)"
 MAX_NOTEBOOK_BYTES = 50 * 2**20
+NOTHING_GRADABLE = "no course notebook in this student's submission: nothing to grade (listed as missing)"
 
 # File-name rules of the learning platforms' "download all submissions" exports. Identity comes
 # from the part the platform wrote, anchored at the start of the zip entry: everything after it is
 # the name the student gave the file, which never decides whose file it is.
 LMS_PATTERNS = {
-    # Moodle: "Ivan Petrov_123456_assignsubmission_file_/02_x.ipynb" (in folders) or
-    # "Ivan Petrov_123456_assignsubmission_file_02_x.ipynb". Moodle writes the full name with "_"
-    # replaced by spaces, so the first "_" ends the name and the digits after it are the id.
-    "moodle": r"^(?P<name>[^_/]*)_(?P<student_id>\d+)_assignsubmission_file_/?(?P<file_id>.+)$",
+    # Moodle (mod/assign/classes/downloader.php): the prefix is clean_filename(fullname with "_"
+    # replaced by spaces . "_" . participant id), so the first "_" ends the name and the digits after
+    # it are the id; then "_assignsubmission_<plugin>" and
+    #   4.1+ folders:  "Ivan Petrov_123456_assignsubmission_file/02_x.ipynb"
+    #   <=4.0 folders: "Ivan Petrov_123456_assignsubmission_file_/02_x.ipynb"
+    #   single folder: "Ivan Petrov_123456_assignsubmission_file_02_x.ipynb" (every version)
+    # and the online-text plugin's "…_assignsubmission_onlinetext/onlinetext.html" the same ways.
+    # The name may hold anything but "_" (a hand-made zip may keep a "/" clean_filename removes).
+    "moodle": r"^(?P<name>[^_]*)_(?P<student_id>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?:_?/|_)(?P<file_id>.*)$",
     # Canvas: "petrovivan_late_12345_678910_02_x-1.ipynb" (the name: letters only, no "_")
     "canvas": r"^(?P<name>[^\W_]*)_(?P<late>late_|LATE_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_(?P<file_id>[^/]+)$",  # noqa: E501
     # a zip of the folder layout itself: "ivanov/02_x.ipynb" or "class/ivanov/02_x.ipynb"
     "folders": r"^(?:[^/]+/)?(?P<student_id>[^/]+)/(?P<file_id>[^/]+)$",
 }
+PLATFORMS = ["moodle", "canvas"]  # the namings a platform writes (the folder layout is anyone's)
 
 
 def usable_id(student_id: str) -> bool:
@@ -42,11 +50,16 @@ def usable_id(student_id: str) -> bool:
 
 
 def which_lms(filenames: list[str]) -> str:
-    """The platform whose naming fits most of an export's notebooks (Moodle, then Canvas on a tie).
+    """The platform whose naming fits most of an export's files (Moodle, then Canvas on a tie).
     One rule for the whole zip: a file a student named like another platform's export cannot
-    switch the rule for that one file."""
-    counts = {name: sum(bool(re.match(rule, f)) for f in filenames) for name, rule in LMS_PATTERNS.items()}
-    return max(LMS_PATTERNS, key=lambda name: counts[name]) if any(counts.values()) else "folders"
+    switch the rule for that one file. The folder layout counts only the files no platform's own
+    naming fits (every Moodle folder would fit it too), so an odd display name — a "/" in it —
+    cannot turn a Moodle export into folders."""
+    counts = Counter()
+    for filename in filenames:
+        platforms = [name for name in PLATFORMS if re.match(LMS_PATTERNS[name], filename)]
+        counts.update(platforms or (["folders"] if re.match(LMS_PATTERNS["folders"], filename) else []))
+    return max(LMS_PATTERNS, key=lambda name: counts[name]) if counts else "folders"
 
 
 class LmsCollector(FileNameCollectorPlugin):
@@ -146,6 +159,8 @@ def find_submissions(folder: Path, notebooks: list[str], renames: dict | None = 
                         f"not a course notebook (expected one of: {', '.join(n + '.ipynb' for n in notebooks)})",
                     )
                 )
+        if not found.students[entry.name]:
+            found.problems.append(Problem(f"{entry.name}/", entry.name, NOTHING_GRADABLE))
     return found
 
 
@@ -164,18 +179,29 @@ def import_zip(
         entries = [
             e
             for e in zf.infolist()
-            if not e.is_dir()
-            and not any(p in IGNORED or (p.startswith(".") and p not in (".", "..")) for p in e.filename.split("/"))
+            if not any(p in IGNORED or (p.startswith(".") and p not in (".", "..")) for p in e.filename.split("/"))
         ]
         for entry in [e for e in entries if {".", ".."} & set(e.filename.split("/"))]:
-            problems.append(Problem(entry.filename, "", "a path with . or .. in it; not used"))
+            if not entry.is_dir():
+                problems.append(Problem(entry.filename, "", "a path with . or .. in it; not used"))
             entries.remove(entry)
+        folders, entries = [e for e in entries if e.is_dir()], [e for e in entries if not e.is_dir()]
         if lms == "auto" and not pattern:
-            lms = which_lms([e.filename for e in entries if e.filename.endswith(".ipynb")])
+            notebooks_in_zip = [e.filename for e in entries if e.filename.endswith(".ipynb")]
+            lms = which_lms(notebooks_in_zip or [e.filename for e in entries])
         collector = LmsCollector(named_regexp=pattern, lms=lms)
+        for entry in folders if lms == "moodle" else []:  # an empty student folder still names a student
+            info = collector._match(entry.filename)
+            if info and usable_id(info["student_id"]):
+                names.setdefault(info["student_id"], info.get("name") or info["student_id"])
         for entry in entries:
             if not entry.filename.endswith(".ipynb"):
-                problems.append(Problem(entry.filename, "", "not a notebook; not used"))
+                info = collector._match(entry.filename) or {}
+                student = info.get("student_id", "") if usable_id(info.get("student_id", "")) else ""
+                if student:  # a student who handed in only a PDF or an online text is still in the class
+                    names.setdefault(student, info.get("name") or student)
+                what = "an online text" if info.get("plugin") == "onlinetext" else "not a notebook"
+                problems.append(Problem(entry.filename, student, f"{what}; not used"))
                 continue
             info = collector.collect(entry.filename)
             if not info:
@@ -219,6 +245,8 @@ def import_zip(
                 chosen[key] = newer
             else:
                 chosen[key] = (rank, entry)
+        for student in names:  # every student the export names gets a folder, empty or not
+            inside(dest, student).mkdir(parents=True, exist_ok=True)
         for (student, name), (_, entry) in chosen.items():
             if entry.filename in late:  # reported, not penalised: Canvas applies its own late policy
                 problems.append(
