@@ -145,3 +145,24 @@ def moodle_download_path(
         return clean_filename(f"{prefix}_assignsubmission_{plugin}_{filename}")
     folder = clean_filename(f"{prefix}_assignsubmission_{plugin}" + ("_" if version == "4.0" else ""))
     return clean_path(f"{folder}/{filename}")
+
+
+# -- Canvas's gradebook import (app/models/gradebook_importer.rb), the rules our file relies on ----
+def canvas_gradebook(text: str, students: set[int]) -> dict[int, dict[str, str]]:
+    """Canvas user id → {assignment column: grade}: the header names the columns after Student, ID,
+    SIS User ID, SIS Login ID (Section optional); a row whose first cell holds "Points Possible" is
+    the assignments' maximum, not a student; a student is found by the ID column (the name in
+    Student is shown, never used to match when the ID is there)."""
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
+    if not rows or rows[0][:2] != ["Student", "ID"]:
+        raise Refused("Canvas: the first columns must be Student, ID")
+    fixed = sum(c in ("Student", "ID", "SIS User ID", "SIS Login ID", "Section") for c in rows[0])
+    assignments = rows[0][fixed:]
+    found = {}
+    for row in rows[1:]:
+        if row and "Points Possible" in row[0]:
+            continue
+        if not re.fullmatch(r"\d+", row[1].strip()) or int(row[1]) not in students:
+            continue
+        found[int(row[1])] = dict(zip(assignments, row[fixed:]))
+    return found

@@ -8,14 +8,13 @@ Messages come from tests about students' values: the page escapes them.
 """
 
 import base64
-import csv
 import html
 import io
 from collections import Counter
 from pathlib import Path
 
 from ..notebook.results import GRADED, Result
-from .report import points
+from .report import csv_writer, points
 
 FIELDS = [
     "notebook",
@@ -91,9 +90,9 @@ def write_item_analysis(results: list[Result], out: Path) -> tuple[Path, Path]:
     rows = item_rows(results)
     csv_path, html_path = Path(out) / "item_analysis.csv", Path(out) / "item_analysis.html"
     with open(csv_path, "w", newline="", encoding="utf-8", errors="backslashreplace") as f:
-        writer = csv.DictWriter(f, FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
+        writer = csv_writer(f)
+        writer.writerow(FIELDS)
+        writer.writerows([row[field] for field in FIELDS] for row in rows)
     esc = lambda value: html.escape(str(value))
     parts = [
         "<!doctype html><meta charset='utf-8'><title>Анализ заданий</title>",

@@ -11,14 +11,13 @@ are named `Full Name_<participant id>_assignsubmission_file_` (mod/assign/feedba
 importziplib.php splits each folder name at `_` and reads the id from the second part).
 """
 
-import csv
 import re
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..notebook.results import BROKEN, Result, safe_text
-from .report import by_student, feedback_comment, points
+from .report import by_student, csv_writer, feedback_comment, points
 
 # The language strings Moodle's importer looks for (lang/en and the Russian language pack):
 # recordid, grade (core), lastmodifiedgrade, hiddenuser (the id's prefix, cut off by its length),
@@ -78,7 +77,7 @@ def write_moodle_worksheet(
     strings = MOODLE_STRINGS[language]
     modified = (now or datetime.now(timezone.utc)).replace(microsecond=0).isoformat()  # strtotime reads ISO 8601
     with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
+        writer = csv_writer(f)
         writer.writerow(moodle_columns(language))
         for student, rows in by_student(results).items():
             grade, comment = total(rows), feedback_comment(rows)

@@ -21,6 +21,44 @@ def terminal_text(text) -> str:
     return CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
+# -- every CSV is safe to open in a spreadsheet (OWASP's CSV-injection rule) ----------------------
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes Excel, LibreOffice, Google Sheets read a formula
+NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
+def spreadsheet_cell(value):
+    """A CSV cell as a spreadsheet must show it: a text that begins with = + - @ tab or CR (after any
+    quotes of its own) gets a leading ' — the spreadsheets' "this is text" mark — so a student's name
+    such as =HYPERLINK(…) is shown, never run. Numbers stay numbers; `from_spreadsheet_cell` undoes it."""
+    if isinstance(value, (int, float)):
+        return value
+    text = str(value)
+    if text.lstrip("'").startswith(FORMULA_START) and not NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def from_spreadsheet_cell(text: str) -> str:
+    """The value `spreadsheet_cell` was given (for the files the grader reads back, e.g. roster.csv)."""
+    if text.startswith("'") and text.lstrip("'").startswith(FORMULA_START) and not NUMBER.fullmatch(text[1:]):
+        return text[1:]
+    return text
+
+
+class csv_writer:  # noqa: N801 - used as csv.writer is
+    """csv.writer whose every cell goes through `spreadsheet_cell`: the one way the grader writes CSV."""
+
+    def __init__(self, f):
+        self.writer = csv.writer(f)
+
+    def writerow(self, row):
+        return self.writer.writerow([spreadsheet_cell(cell) for cell in row])
+
+    def writerows(self, rows):
+        for row in rows:
+            self.writerow(row)
+
+
 def points(x: float) -> str:
     return f"{x:g}"
 
@@ -29,7 +67,7 @@ def write_grades_csv(results: list[Result], path: Path) -> Path:
     """One row per student and notebook, in the order graded."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
+        writer = csv_writer(f)
         writer.writerow(CSV_FIELDS)
         for r in results:
             writer.writerow(
@@ -65,7 +103,7 @@ def write_wide_csv(results: list[Result], notebooks: list[str], path: Path, pend
     for student, notebook in pending:
         waiting.setdefault(student, []).append(notebook.split("_")[0])
     with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
+        writer = csv_writer(f)
         writer.writerow(["student_id", *notebooks, "total", "max_total", "status"])
         for student, rows in by_student(results).items():
             scores = {r.notebook: r.score for r in rows}
@@ -92,7 +130,10 @@ def read_roster(folder: Path) -> dict[str, str]:
     """student_id → name, from FOLDER/roster.csv ({} without one)."""
     try:
         with open(Path(folder) / "roster.csv", newline="", encoding="utf-8") as f:
-            return {row["student_id"]: row["name"] for row in csv.DictReader(f)}
+            return {
+                from_spreadsheet_cell(row["student_id"]): from_spreadsheet_cell(row["name"])
+                for row in csv.DictReader(f)
+            }
     except (OSError, KeyError):
         return {}
 
@@ -100,7 +141,7 @@ def read_roster(folder: Path) -> dict[str, str]:
 def write_roster(names: dict[str, str], folder: Path) -> Path:
     path = Path(folder) / "roster.csv"
     with open(path, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows(
+        csv_writer(f).writerows(
             [("student_id", "name"), *sorted((safe_text(k), safe_text(v)) for k, v in names.items())]
         )
     return path
@@ -127,7 +168,7 @@ def write_canvas_import(results: list[Result], roster: dict[str, str], assignmen
     students = by_student(results)
     maximum = max((sum(r.max_score for r in rows) for rows in students.values()), default=0)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
+        writer = csv_writer(f)
         writer.writerow([*CANVAS_COLUMNS, assignment])
         writer.writerow(["    Points Possible", "", "", "", "", points(maximum)])
         for student, rows in students.items():
