@@ -24,7 +24,14 @@ from .classroom.pool import default_jobs
 from .course.course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from .notebook.results import ERROR, GRADED, NOT_GRADED
 from .platforms import lms as lms_files
-from .platforms.report import grade_table, terminal_text, test_report, write_canvas_import, write_roster
+from .platforms.report import (
+    grade_table,
+    read_roster,
+    terminal_text,
+    test_report,
+    write_canvas_import,
+    write_roster,
+)
 from .platforms.submissions import LMS_PATTERNS, Problem, find_submissions, import_zip, which_lms
 from .wall import cgroup
 from .wall.sandbox import Sandbox
@@ -78,12 +85,12 @@ def late_policy(args) -> dict:
     from .platforms.late import late_students, moodle_submission_times
 
     due = datetime.fromisoformat(args.due)
-    if not args.submission_times:
+    times = args.submission_times or getattr(args, "worksheet", None)
+    if not times:
         raise ValueError(
-            "--due needs --submission-times: Moodle's downloaded grading worksheet "
-            "(its Last modified (submission) column)"
+            "--due needs --worksheet: Moodle's downloaded grading worksheet (its Last modified (submission) column)"
         )
-    late = late_students(moodle_submission_times(Path(args.submission_times)), due)
+    late = late_students(moodle_submission_times(Path(times)), due)
     say(
         f"late submissions (due {due:%Y-%m-%d %H:%M}): "
         + (", ".join(f"{x.student} by {x.days} day(s) ({x.submitted:%Y-%m-%d %H:%M})" for x in late) or "none")
@@ -95,8 +102,33 @@ def late_policy(args) -> dict:
     return {x.student: (x.days, args.late_penalty) for x in late}
 
 
+def moodle_language(language: str, worksheet) -> str:
+    """The worksheet's language when there is one; else the one asked for, else the default — said loudly."""
+    if worksheet:
+        if language and language != worksheet.language:
+            say(f"note: --lms-language {language} ignored: the worksheet from Moodle is in {worksheet.language}")
+        return worksheet.language
+    if language:
+        return language
+    say(
+        "",
+        "!" * 78,
+        f"The Moodle worksheet is written with {lms_files.DEFAULT_LANGUAGE} column names (the default). Moodle",
+        "reads it only in a Moodle whose interface is in that language: for another, give the grading",
+        "worksheet you downloaded from Moodle (--worksheet FILE) or --lms-language ru.",
+        "!" * 78,
+    )
+    return lms_files.DEFAULT_LANGUAGE
+
+
 def export_grades(
-    kinds: list[str], outcome, out: Path, assignment: str, language: str = "", late: dict | None = None
+    kinds: list[str],
+    outcome,
+    out: Path,
+    assignment: str,
+    language: str = "",
+    late: dict | None = None,
+    worksheet=None,
 ) -> None:
     """The grades in the learning platforms' import formats, names from the roster (OUT/roster.csv, as
     the run read it). Only a complete run writes them under their final names; otherwise
@@ -126,10 +158,19 @@ def export_grades(
         else:
             path.with_suffix(".partial.csv").unlink(missing_ok=True)
         if kind == "moodle":
-            language = language or lms_files.guess_language(roster)
-            lms_files.write_moodle_worksheet(outcome.results, roster, path, language, late=late)
+            language = moodle_language(language, worksheet)
+            lms_files.write_moodle_worksheet(outcome.results, roster, path, language, late=late, worksheet=worksheet)
+            if worksheet:
+                left_out = sorted({r.student for r in outcome.results} - set(worksheet.rows))
+                say(
+                    f"moodle upload: {path} (Moodle's worksheet with the new grades: its {language} header, ids, "
+                    "names and Last modified (grade) as Moodle wrote them; a grade changed in Moodle since stays)"
+                )
+                if left_out:
+                    say(f"  WARNING: not in the worksheet, so not in the upload: {', '.join(left_out)}")
+            else:
+                say(f"moodle upload ({language} interface): {path}")
             say(
-                f"moodle upload ({language} interface; --lms-language en|ru): {path}",
                 f"  set the assignment's maximum grade in Moodle to {lms_files.course_total(outcome.results):g} "
                 "(Moodle skips grades above the maximum)",
             )
@@ -207,6 +248,12 @@ def warn_about_sandbox(config) -> None:
         )
 
 
+def load_worksheet(args):
+    """--worksheet: Moodle's grading worksheet as downloaded (None without one)."""
+    path = getattr(args, "worksheet", None)
+    return lms_files.read_moodle_worksheet(Path(path)) if path else None
+
+
 def parse_renames(specs: list[str] | None) -> dict:
     """--rename STUDENT/FILE=NN → {(student, file name): course notebook}."""
     renames = {}
@@ -265,6 +312,7 @@ def run_grading(
     renames: dict | None = None,
     regrade: list[str] | None = None,
     late: dict | None = None,
+    worksheet=None,
 ) -> int:
     problems = []
     if submissions.is_file() and submissions.suffix == ".zip":
@@ -272,6 +320,10 @@ def run_grading(
         submissions, problems = unpack(submissions, out, lms, pattern, renames)
     found = find_submissions(submissions, course_notebooks(), renames)
     found.problems[:0] = problems
+    if worksheet:  # the names as Moodle shows them (the zip's went through clean_filename)
+        out.mkdir(parents=True, exist_ok=True)
+        named = {pid: name for pid, name in worksheet.names().items() if pid in found.students}
+        write_roster({**read_roster(out), **named}, out)
     for student, files in found.students.items():  # notebooks of the course, but not of this assignment
         for name in sorted(set(files) - set(notebooks or course_notebooks())):
             found.problems.append(
@@ -301,7 +353,7 @@ def run_grading(
     outcome = grader.grade(found, out, shard=shard)
     code = report_class(outcome, grader.notebooks, out, feedback)
     analyse(outcome, out)
-    export_grades(export, outcome, out, assignment, language, late)
+    export_grades(export, outcome, out, assignment, language, late, worksheet)
     return code
 
 
@@ -333,6 +385,7 @@ def cmd_grade(args) -> int:
         notebooks = choose_notebooks(args.notebooks)
         renames = parse_renames(args.rename)
         late = late_policy(args)
+        worksheet = load_worksheet(args)
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
@@ -354,6 +407,7 @@ def cmd_grade(args) -> int:
         renames=renames,
         regrade=args.student,
         late=late,
+        worksheet=worksheet,
     )
 
 
@@ -371,10 +425,11 @@ def cmd_merge(args) -> int:
     say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
     try:
         late = late_policy(args)
+        worksheet = load_worksheet(args)
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
-    export_grades(args.export, outcome, out, args.assignment, args.lms_language, late)
+    export_grades(args.export, outcome, out, args.assignment, args.lms_language, late, worksheet)
     return code
 
 
@@ -513,17 +568,24 @@ def parser() -> argparse.ArgumentParser:
             choices=sorted(lms_files.MOODLE_STRINGS),
             default="",
             help="the Moodle interface language the worksheet is uploaded in: its column "
-            "names and id prefix (default: ru if most names in the roster are Cyrillic)",
+            f"names and id prefix (default: the --worksheet's, else {lms_files.DEFAULT_LANGUAGE})",
+        )
+        command.add_argument(
+            "--worksheet",
+            metavar="WORKSHEET",
+            help="Moodle's grading worksheet as downloaded (Download grading worksheet): the upload keeps its "
+            "language, ids, names and Last modified (grade), so grades changed in Moodle since are kept; "
+            "its submission times serve --due",
         )
         command.add_argument(
             "--due",
             help="the due date, in the Moodle's time zone, e.g. '2026-12-01 23:59': "
-            "late submissions are reported (needs --submission-times)",
+            "late submissions are reported (needs --worksheet)",
         )
         command.add_argument(
             "--submission-times",
             metavar="WORKSHEET",
-            help="Moodle's downloaded grading worksheet: its Last modified (submission) times",
+            help="Moodle's downloaded grading worksheet: its Last modified (submission) times (default: --worksheet)",
         )
         command.add_argument(
             "--late-penalty",

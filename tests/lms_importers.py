@@ -52,10 +52,15 @@ def read_csv(text: str) -> tuple[list[str], list[list[str]]]:
 
 
 def strtotime(text: str) -> float:
-    try:
-        return datetime.fromisoformat(text.strip()).timestamp()
-    except ValueError:
-        raise Refused(f"strtotime cannot read {text!r}") from None
+    """PHP's strtotime on what the worksheet holds: ISO 8601, or the English date Moodle's userdate
+    writes ("Tuesday, 1 December 2026, 11:59 PM"); anything else (a Russian date, "-") is false, 0."""
+    text = text.strip()
+    for parse in (datetime.fromisoformat, lambda t: datetime.strptime(t, "%A, %d %B %Y, %I:%M %p")):
+        try:
+            return parse(text).timestamp()
+        except ValueError:
+            pass
+    return 0.0
 
 
 def moodle_worksheet(

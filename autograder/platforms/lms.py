@@ -6,13 +6,17 @@ the Moodle it runs in — and refuses the file unless it has the identifier, the
 "last modified (grade)" columns. It reads the participant id by cutting the length of the
 language's "Participant" string off the identifier, skips a grade above the assignment's maximum
 (so the assignment's maximum must be the course total printed here) and a grade older than the
-one in Moodle (so "last modified" is the time of writing). Feedback files go in a zip whose folders
+one in Moodle by more than a minute: given the worksheet Moodle wrote (`--worksheet`), each row keeps
+Moodle's own time, so a grade changed by hand since is protected; without it, "last modified" is
+the time of writing and the upload wins. Feedback files go in a zip whose folders
 are named `Full Name_<participant id>_assignsubmission_file_` (mod/assign/feedback/file/
 importziplib.php splits each folder name at `_` and reads the id from the second part).
 """
 
+import csv
 import re
 import zipfile
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -58,39 +62,86 @@ def course_total(results: list[Result]) -> float:
     return max((sum(r.max_score for r in rows) for rows in by_student(results).values()), default=0)
 
 
-def guess_language(roster: dict[str, str]) -> str:
-    """ru when most names in the roster are written in Cyrillic, else en."""
-    cyrillic = sum(bool(re.search(r"[А-Яа-яЁё]", name)) for name in roster.values())
-    return "ru" if roster and cyrillic * 2 > len(roster) else "en"
+DEFAULT_LANGUAGE = "en"  # without --worksheet or --lms-language: said loudly at every export
+
+
+@dataclass
+class Worksheet:
+    """Moodle's grading worksheet as the instructor downloaded it (Download grading worksheet):
+    its header (the interface language's strings), and each participant's row exactly as written."""
+
+    language: str
+    header: list[str]
+    rows: dict[str, list[str]] = field(default_factory=dict)  # participant id → the row
+
+    def column(self, key: str) -> int:
+        name = MOODLE_STRINGS[self.language][key]
+        return self.header.index(name) if name in self.header else -1
+
+    def names(self) -> dict[str, str]:
+        index = self.column("name")
+        return {pid: row[index] for pid, row in self.rows.items() if index >= 0 and row[index].strip()}
+
+
+def read_moodle_worksheet(path: Path) -> Worksheet:
+    """The worksheet's language from its header (the columns Moodle's importer needs, en or ru) and
+    its rows by participant id ("Participant 123456" → "123456")."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        table = list(csv.reader(f))
+    header = [c.strip() for c in table[0]] if table else []
+    for language, strings in MOODLE_STRINGS.items():
+        if all(strings[key] in header for key in ("id", "grade", "modified")):
+            sheet = Worksheet(language, header)
+            prefix = strings["participant"].strip()
+            for row in table[1:]:
+                row = row + [""] * (len(header) - len(row))
+                pid = row[header.index(strings["id"])].strip()[len(prefix) :].strip()
+                if pid.isdigit():
+                    sheet.rows[pid] = row
+            return sheet
+    raise ValueError(
+        f"{path}: not a Moodle grading worksheet (no Identifier, Grade and Last modified (grade) columns, en or ru)"
+    )
+
+
+def student_grade(rows: list[Result], late: dict | None, student: str) -> tuple[float, str]:
+    """A student's total for Moodle (the late penalty applied) and the comment that explains it."""
+    grade, comment = total(rows), feedback_comment(rows)
+    broken = [r.notebook for r in rows if r.status == BROKEN]
+    if broken:
+        comment += f". Файл не читается ({', '.join(broken)}): откройте его в Jupyter, сохраните и сдайте заново"
+    if late and student in late:
+        days, percent = late[student]
+        grade = max(0.0, round(grade * (1 - percent / 100 * days), 2))
+        comment += f". Сдано с опозданием на {days} дн.: штраф {percent:g}% за день, итог {points(grade)}"
+    return grade, comment
 
 
 def write_moodle_worksheet(
     results: list[Result],
     roster: dict[str, str],
     path: Path,
-    language: str = "en",
+    language: str = DEFAULT_LANGUAGE,
     now: datetime | None = None,
     late: dict | None = None,
+    worksheet: Worksheet | None = None,
 ) -> Path:
-    """Moodle's grading worksheet in the given interface language; one row per student. `late`:
-    student → (days late, penalty percent per day), applied to the grade and said in the comment."""
-    strings = MOODLE_STRINGS[language]
-    modified = (now or datetime.now(timezone.utc)).replace(microsecond=0).isoformat()  # strtotime reads ISO 8601
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv_writer(f)
-        writer.writerow(moodle_columns(language))
-        for student, rows in by_student(results).items():
-            grade, comment = total(rows), feedback_comment(rows)
-            broken = [r.notebook for r in rows if r.status == BROKEN]
-            if broken:
-                comment += (
-                    f". Файл не читается ({', '.join(broken)}): откройте его в Jupyter, сохраните и сдайте заново"
-                )
-            if late and student in late:
-                days, percent = late[student]
-                grade = max(0.0, round(grade * (1 - percent / 100 * days), 2))
-                comment += f". Сдано с опозданием на {days} дн.: штраф {percent:g}% за день, итог {points(grade)}"
-            writer.writerow(
+    """Moodle's grading worksheet; one row per student. `late`: student → (days late, penalty percent
+    per day), applied to the grade and said in the comment.
+
+    With the `worksheet` Moodle wrote, the upload is that file: its header (so its language), and
+    for each graded participant its row as Moodle wrote it — identifier, name, and *Last modified
+    (grade)*, which Moodle's importer compares with the grade's time in Moodle, so a grade changed
+    by hand after the download is not overwritten — with only the grade and the feedback comment
+    replaced. A graded student the worksheet has no row for is left out (Moodle would not know them)."""
+    students = by_student(results)
+    if worksheet is None:
+        strings = MOODLE_STRINGS[language]
+        modified = (now or datetime.now(timezone.utc)).replace(microsecond=0).isoformat()  # strtotime reads ISO
+        header, lines = moodle_columns(language), []
+        for student, rows in students.items():
+            grade, comment = student_grade(rows, late, student)
+            lines.append(
                 [
                     f"{strings['participant']}{student}",
                     safe_text(roster.get(student, student)),
@@ -100,6 +151,23 @@ def write_moodle_worksheet(
                     comment,
                 ]
             )
+    else:
+        header = list(worksheet.header)
+        comments = MOODLE_STRINGS[worksheet.language]["comments"]
+        if comments not in header:  # the comments plugin's column, if the worksheet has none
+            header.append(comments)
+        grade_at, comment_at, lines = worksheet.column("grade"), header.index(comments), []
+        for pid, row in worksheet.rows.items():
+            if pid not in students:
+                continue  # not graded here: left out, so Moodle keeps what it has
+            line = row + [""] * (len(header) - len(row))
+            grade, line[comment_at] = student_grade(students[pid], late, pid)
+            line[grade_at] = points(grade)
+            lines.append(line)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv_writer(f)
+        writer.writerow(header)
+        writer.writerows(lines)
     return path
 
 
