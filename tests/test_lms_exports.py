@@ -166,3 +166,21 @@ def test_late_submissions_from_moodles_worksheet_reported_and_penalised_only_whe
     )
     assert applied[1001]["grade"] == 37 and applied[1002]["grade"] == 20  # 25 − 20 %
     assert "опозданием на 2 дн." in applied[1002]["feedback"]
+
+
+def test_item_analysis_names_the_real_mistake_not_the_untouched_stubs(tmp_path):
+    """Five untouched stubs (NotImplementedError) and two overlapping merges: the most common message
+    among those who attempted the test is the merge's; the stubs are counted apart."""
+    from autograder.notebook.results import TestResult as Verdict
+    from autograder.platforms.analysis import item_rows
+
+    stub = "Ячейка merge ещё не написана (NotImplementedError: напишите merge)"
+    overlap = "merge((1, 1, 1), (1, 1), 9) вернула (9, 9), ожидалось (9, 1)"
+    messages = [stub] * 5 + [overlap] * 2 + ["другая ошибка", ""]
+    results = [
+        Result(f"s{i}", NB1, 0 if m else 2, 2, GRADED, tests=[Verdict("test_merge", 0 if m else 2, 2, m)])
+        for i, m in enumerate(messages)
+    ]
+    (row,) = item_rows(results)
+    assert row["most_common_message"] == overlap and row["students_with_it"] == 2
+    assert (row["graded"], row["failed"], row["untouched"]) == (9, 8, 5)

@@ -197,7 +197,19 @@ def test_shards_merge_into_the_same_files_with_the_roster(graded, tmp_path):
         parts.append(str(part))
     merged = tmp_path / "merged"
     run = subprocess.run(
-        [sys.executable, "-m", "autograder", "merge", *parts, "--out", str(merged), "--export", "moodle"],
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "merge",
+            *parts,
+            "--out",
+            str(merged),
+            "--export",
+            "moodle",
+            "--lms-language",
+            "ru",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

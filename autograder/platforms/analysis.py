@@ -1,7 +1,9 @@
 """Item analysis of a graded class: which tests the class failed, and why; how scores spread.
 
 Per test (as Gradescope's and PrairieLearn's question statistics): how many students it was run
-for, how many failed it, the mean points, and the most common failure message. Per notebook: the
+for, how many failed it, the mean points, and the most common failure message among the students
+who attempted it — a stub left as given (its NotImplementedError) is counted apart, as `untouched`,
+so that the class's real mistakes are the ones named. Per notebook: the
 distribution of scores. Written as OUT/item_analysis.csv and OUT/item_analysis.html (with
 matplotlib plots, embedded). Only graded notebooks count: a missing or broken one has no tests.
 Messages come from tests about students' values: the page escapes them.
@@ -26,7 +28,14 @@ FIELDS = [
     "mean_points",
     "most_common_message",
     "students_with_it",
+    "untouched",
 ]
+UNTOUCHED = ("NotImplementedError", "ещё не написана")  # what a stub the student never wrote fails with
+
+
+def untouched(message: str) -> bool:
+    """A failure of a stub as the course gave it (the student did not attempt the task)."""
+    return any(mark in (message or "") for mark in UNTOUCHED)
 
 
 def item_rows(results: list[Result]) -> list[dict]:
@@ -36,12 +45,16 @@ def item_rows(results: list[Result]) -> list[dict]:
             continue
         for t in r.tests:
             row = stats.setdefault(
-                (r.notebook, t.name), {"max": t.max_score, "n": 0, "failed": 0, "sum": 0.0, "messages": Counter()}
+                (r.notebook, t.name),
+                {"max": t.max_score, "n": 0, "failed": 0, "sum": 0.0, "messages": Counter(), "untouched": 0},
             )
             row["n"] += 1
             row["sum"] += t.score
             if t.score < t.max_score:
                 row["failed"] += 1
+                if untouched(t.message):  # counted apart: the stubs' NotImplementedError hides real mistakes
+                    row["untouched"] += 1
+                    continue
                 row["messages"][(t.message or "").strip().splitlines()[0][:300] if t.message else ""] += 1
     rows = []
     for (notebook, test), row in stats.items():
@@ -57,6 +70,7 @@ def item_rows(results: list[Result]) -> list[dict]:
                 "mean_points": f"{row['sum'] / row['n']:.2f}",
                 "most_common_message": message,
                 "students_with_it": count,
+                "untouched": row["untouched"],
             }
         )
     return rows
@@ -126,11 +140,12 @@ def write_item_analysis(results: list[Result], out: Path) -> tuple[Path, Path]:
         )
         parts.append(
             "<table><tr><th>тест</th><th>баллы</th><th>не прошли</th><th>средний балл</th>"
-            "<th>самое частое сообщение</th></tr>"
+            "<th>самое частое сообщение (среди попытавшихся)</th><th>не начинали</th></tr>"
         )
         parts += [
             f"<tr><td>{esc(r['test'])}</td><td>{esc(r['max_points'])}</td><td>{r['failed']} из {r['graded']}</td>"
-            f"<td>{esc(r['mean_points'])}</td><td>{esc(r['most_common_message'])} ({r['students_with_it']})</td></tr>"
+            f"<td>{esc(r['mean_points'])}</td><td>{esc(r['most_common_message'])} ({r['students_with_it']})</td>"
+            f"<td>{r['untouched']}</td></tr>"
             for r in mine
         ]
         parts.append("</table>")
