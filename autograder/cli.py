@@ -9,6 +9,8 @@ that would not start) — nothing was cached for them, run the same command agai
 """
 
 import argparse
+import json
+import re
 import shutil
 import signal
 import zipfile
@@ -133,6 +135,11 @@ def export_grades(
     """The grades in the learning platforms' import formats, names from the roster (OUT/roster.csv, as
     the run read it). Only a complete run writes them under their final names; otherwise
     `*.partial.csv`, with a warning."""
+    for kind in set(EXPORTS) - set(kinds or []):  # an export this assignment no longer has: never left stale
+        (out / EXPORTS[kind]).unlink(missing_ok=True)
+        (out / EXPORTS[kind]).with_suffix(".partial.csv").unlink(missing_ok=True)
+        if kind == "moodle":
+            (out / FEEDBACK_ZIP).unlink(missing_ok=True)
     if not kinds:
         return
     roster = outcome.roster
@@ -182,7 +189,11 @@ def export_grades(
         else:
             if lms_platform(out) == "moodle":
                 say("WARNING: these ids come from a Moodle export (participant ids): Canvas will not match them.")
-            write_canvas_import(outcome.results, roster, assignment or default_assignment(outcome.notebooks), path)
+            if not assignment:
+                path.unlink(missing_ok=True)
+                say(f"canvas upload NOT written: {CANVAS_COLUMN_NEEDED}")
+                continue
+            write_canvas_import(outcome.results, roster, assignment, path)
             say(f"canvas upload: {path} (points possible: {lms_files.course_total(outcome.results):g})")
 
 
@@ -205,8 +216,79 @@ def lms_platform(out: Path) -> str:
         return ""
 
 
-def default_assignment(notebooks: list[str]) -> str:
-    return "BPE с нуля: " + ", ".join(n.split("_")[0] for n in notebooks)
+CANVAS_COLUMN_NEEDED = (
+    "Canvas fills an existing assignment only when the column names it: give --gradebook "
+    "(Canvas's gradebook export: Grades → Export) or --assignment 'Homework 1 (123456)' "
+    "(otherwise Canvas would create a new assignment)"
+)
+CANVAS_ASSIGNMENT = re.compile(r".+ \(\d+\)$")  # Canvas's export names an assignment's column "Title (id)"
+
+
+def canvas_column(gradebook: str | None, assignment: str) -> str:
+    """The Canvas gradebook column to fill: one of the gradebook export's assignment columns (the
+    one --assignment names, by its whole header or its title; the only one, if there is one), or
+    --assignment as given. ValueError with the reason otherwise."""
+    if not gradebook:
+        return assignment
+    import csv
+
+    with open(gradebook, newline="", encoding="utf-8-sig") as f:
+        header = [c.strip() for c in next(csv.reader(f), [])]
+    if header[:2] != ["Student", "ID"]:
+        raise ValueError(f"--gradebook {gradebook}: not a Canvas gradebook export (its first columns: Student, ID)")
+    columns = [c for c in header if CANVAS_ASSIGNMENT.match(c)]
+    if assignment:
+        chosen = [c for c in columns if assignment in (c, c.rsplit(" (", 1)[0])]
+        if len(chosen) == 1:
+            return chosen[0]
+        raise ValueError(f"--assignment {assignment!r} is not one assignment of {gradebook}: {', '.join(columns)}")
+    if len(columns) == 1:
+        return columns[0]
+    raise ValueError(
+        f"{gradebook} has {len(columns)} assignments; say which with --assignment: {', '.join(columns) or 'none'}"
+    )
+
+
+ASSIGNMENT_FILE = "assignment.json"
+REMEMBERED = ["notebooks", "export", "lms_language", "worksheet", "submission_times", "due", "late_penalty"]
+REMEMBERED += ["assignment", "gradebook"]
+PATHS = {"worksheet", "submission_times", "gradebook"}
+
+
+def remember_assignment(args, out: Path) -> None:
+    """OUT/assignment.json records the assignment's settings (notebooks, exports, Moodle language and
+    worksheet, due date, penalty, Canvas column); a rerun uses each one not given again, and says
+    which it used and which changed. `--export none` drops the exports (their files are removed)."""
+    path = out / ASSIGNMENT_FILE
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+        recorded = recorded if isinstance(recorded, dict) else {}
+    except (OSError, ValueError):
+        recorded = {}
+    used, changed = [], []
+    for key in REMEMBERED:
+        given, old = getattr(args, key, None), recorded.get(key)
+        if key in PATHS and given:
+            given = str(Path(given).resolve())
+            setattr(args, key, given)
+        if given in (None, "", []):
+            if old not in (None, "", []):
+                setattr(args, key, old)
+                used.append(f"{key.replace('_', '-')}={old}")
+        elif key in recorded and old != given:
+            changed.append(f"{key.replace('_', '-')}: {old} → {given}")
+    if args.export and "none" in args.export:
+        args.export = []
+    if used:
+        say(f"settings of this assignment from its earlier run ({path}; give an option to change it):")
+        say(*("  " + line for line in used))
+    if changed:
+        say("changed since the earlier run:", *("  " + line for line in changed))
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        json.dumps({key: getattr(args, key, None) for key in REMEMBERED}, ensure_ascii=False, indent=1),
+        encoding="utf-8",
+    )
 
 
 def overrides_of(args) -> dict:
@@ -381,6 +463,11 @@ def cmd_grade(args) -> int:
     out = Path(args.out).resolve()
     keep_out_of_git(out)
     try:
+        remember_assignment(args, out)
+        if args.export and "canvas" in args.export:
+            args.assignment = canvas_column(args.gradebook, args.assignment)
+            if not args.assignment:
+                raise ValueError(f"--export canvas: {CANVAS_COLUMN_NEEDED}")
         shard = parse_shard(args.shard) if args.shard else None
         notebooks = choose_notebooks(args.notebooks)
         renames = parse_renames(args.rename)
@@ -426,6 +513,7 @@ def cmd_merge(args) -> int:
     try:
         late = late_policy(args)
         worksheet = load_worksheet(args)
+        args.assignment = canvas_column(args.gradebook, args.assignment) if "canvas" in (args.export or []) else ""
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
@@ -553,15 +641,19 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--export",
             action="append",
-            choices=sorted(EXPORTS),
+            choices=[*sorted(EXPORTS), "none"],
             help="also write the grades for upload: moodle (grading worksheet) or canvas "
-            "(gradebook import); may be given twice",
+            "(gradebook import); may be given twice; remembered for the next run (none: no exports)",
         )
         command.add_argument(
             "--assignment",
             default="",
-            help="the Canvas gradebook column, e.g. 'Homework 1 (123456)' "
-            "(default: 'BPE с нуля: ' and the notebooks' numbers)",
+            help="the Canvas gradebook column, e.g. 'Homework 1 (123456)' (or its title, with --gradebook)",
+        )
+        command.add_argument(
+            "--gradebook",
+            metavar="CANVAS_CSV",
+            help="Canvas's gradebook export (Grades → Export): the Canvas column is its assignment",
         )
         command.add_argument(
             "--lms-language",

@@ -27,11 +27,11 @@ def outcome(pending=(), interrupted=False):
 
 
 def test_an_incomplete_run_writes_nothing_that_looks_final(tmp_path, capsys):
-    export_grades(["moodle", "canvas"], outcome(), tmp_path, "")  # a finished run first
+    export_grades(["moodle", "canvas"], outcome(), tmp_path, "Homework 1 (1)")  # a finished run first
     assert (tmp_path / "moodle_grading_worksheet.csv").exists()
     partial = outcome(pending=[("1001", NB2), ("1002", NB2)], interrupted=True)
     write_outputs(partial, [NB1, NB2], tmp_path)
-    export_grades(["moodle", "canvas"], partial, tmp_path, "")
+    export_grades(["moodle", "canvas"], partial, tmp_path, "Homework 1 (1)")
     said = capsys.readouterr().out
     assert "PARTIAL" in said and "1001/02" in said
     assert (
@@ -75,7 +75,7 @@ def test_a_name_with_underscores_and_slashes_keeps_moodles_folder_rule(tmp_path)
 
 def test_canvas_warns_when_the_ids_are_moodles(tmp_path, capsys):
     (tmp_path / "lms.txt").write_text("moodle\n")
-    export_grades(["canvas"], outcome(), tmp_path, "")
+    export_grades(["canvas"], outcome(), tmp_path, "Homework 1 (1)")
     assert "Canvas will not match them" in capsys.readouterr().out
 
 

@@ -69,6 +69,7 @@ class ClassGrader:
         self.cache = Cache(self.work)
         self.course_notebooks = {n: course.notebook(n) for n in self.notebooks}
         self.names: dict[str, str] = {}  # student → name, for the gradebook (OUT/roster.csv)
+        self.received = 0  # results this run's workers produced
         self.watchdog = watchdog_seconds(self.overrides)
         # a result is reused only under the same settings: they change grades (time limits, the walls)
         self.settings = grading_settings(load_config(self.overrides))
@@ -98,12 +99,14 @@ class ClassGrader:
         known: dict[tuple[str, str], Result] = {}  # (student, notebook) → its result
         html: dict[tuple[str, str], str | None] = {}  # (student, notebook) → its feedback page
         tasks, outcome.from_cache = self.look_up(found, students, since, known, html)
+        self.received = 0
         try:
             self.run(tasks, known, html)
             if since is not None:
                 self.cache.force_done()
         except KeyboardInterrupt:
             outcome.interrupted = True
+        outcome.graded_now = self.received
         order = {n: i for i, n in enumerate(self.notebooks)}
         outcome.results = sorted(known.values(), key=lambda r: (r.student, order[r.notebook]))
         outcome.pending = [
@@ -176,6 +179,7 @@ class ClassGrader:
 
     def receive(self, task: Task, answer: Answer | Lost, html: dict) -> Result:
         """Keep one finished task: cache, gradebook, feedback. Never raises for a bad answer."""
+        self.received += 1
         if isinstance(answer, Lost):
             return Result(
                 task.student,

@@ -30,7 +30,8 @@ class Outcome:
     problems: list[Problem] = field(default_factory=list)  # files that could not be used, outputs not written
     seconds: float = 0.0
     interrupted: bool = False
-    from_cache: int = 0
+    from_cache: int = 0  # results reused from the cache
+    graded_now: int = 0  # results this run produced (graded, broken or error)
     notebooks: list[str] = field(default_factory=list)  # the notebooks graded (an assignment)
     pending: list[tuple[str, str]] = field(default_factory=list)  # (student, notebook) submitted, not graded yet
     roster: dict[str, str] = field(default_factory=dict)  # student → name (OUT/roster.csv, read once)
@@ -47,7 +48,8 @@ class Outcome:
     def summary(self) -> str:
         cached = f" ({self.from_cache} from earlier runs)" if self.from_cache else ""
         return (
-            f"graded {self.count(GRADED)}{cached}, failed {self.count(*NOT_GRADED)}, missing {self.count(MISSING)}"
+            f"graded {self.count(GRADED)}: {self.graded_now} this run{cached}, "
+            f"failed {self.count(*NOT_GRADED)}, missing {self.count(MISSING)}"
             f" notebooks in {self.seconds:.0f} s"
             + (" (interrupted: the rest is not graded yet)" if self.interrupted else "")
         )
