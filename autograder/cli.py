@@ -284,8 +284,12 @@ def remember_assignment(args, out: Path) -> None:
         say(*("  " + line for line in used))
     if changed:
         say("changed since the earlier run:", *("  " + line for line in changed))
+
+
+def record_assignment(args, out: Path) -> None:
+    """Write OUT/assignment.json (after the options were found good: a bad one is not remembered)."""
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(
+    (out / ASSIGNMENT_FILE).write_text(
         json.dumps({key: getattr(args, key, None) for key in REMEMBERED}, ensure_ascii=False, indent=1),
         encoding="utf-8",
     )
@@ -476,6 +480,7 @@ def cmd_grade(args) -> int:
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
+    record_assignment(args, out)
     return run_grading(
         Path(args.submissions),
         out,

@@ -5,7 +5,7 @@ Canvas's gradebook export or --assignment (else refused), and the summary's two 
 import pytest
 
 from autograder.classroom.outputs import Outcome
-from autograder.cli import canvas_column, export_grades, parser, remember_assignment
+from autograder.cli import canvas_column, export_grades, parser, record_assignment, remember_assignment
 from autograder.notebook.results import GRADED, MISSING, Result
 
 NB1 = "01_hand_example"
@@ -19,18 +19,22 @@ def test_a_rerun_uses_the_recorded_settings_and_says_what_changed(tmp_path, caps
     first = args("--notebooks", "01", "--export", "moodle", "--lms-language", "ru", "--due", "2026-12-01 23:59")
     first.late_penalty = 20.0
     remember_assignment(first, tmp_path)
+    record_assignment(first, tmp_path)
     capsys.readouterr()
     rerun = args("--lms-language", "en")  # nothing else given: the due date and penalty are not dropped
     remember_assignment(rerun, tmp_path)
+    record_assignment(rerun, tmp_path)
     said = capsys.readouterr().out
     assert (rerun.notebooks, rerun.export, rerun.due, rerun.late_penalty) == ("01", ["moodle"], "2026-12-01 23:59", 20)
     assert "due=2026-12-01 23:59" in said and "late-penalty=20.0" in said
     assert "lms-language: ru → en" in said
     dropped = args("--export", "none")
     remember_assignment(dropped, tmp_path)
+    record_assignment(dropped, tmp_path)
     assert dropped.export == []
     again = args()
     remember_assignment(again, tmp_path)
+    record_assignment(again, tmp_path)
     assert not again.export and again.lms_language == "en"
 
 
@@ -87,6 +91,7 @@ def test_a_canvas_export_without_its_column_is_refused_with_the_reason(tmp_path)
     (tmp_path / "class" / "1001").mkdir(parents=True)
     code = main(["grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--export", "canvas"])
     assert code == 2
+    assert not (tmp_path / "out" / "assignment.json").exists()  # a refused option is not remembered
     export_grades(["canvas"], outcome(), tmp_path, "")
     assert not (tmp_path / "canvas_grades_import.csv").exists()
 
