@@ -10,7 +10,9 @@ import builtins
 import contextlib
 import io
 import json
+import sys
 import time
+import types
 
 from nbformat import NotebookNode
 
@@ -26,7 +28,9 @@ class LocalSession:
     course's own solutions and catalogued mistakes."""
 
     def __init__(self, cell_seconds: float = 60):
-        self.namespace = {"__name__": "__main__", "__builtins__": builtins}
+        self.main = types.ModuleType("__main__")  # the user namespace, as in ipykernel (issue 29 item 6)
+        self.namespace = self.main.__dict__
+        self.namespace["__builtins__"] = builtins
         self.agent = agent_module.Agent(self.namespace, wire)
         self.cell_seconds = cell_seconds
         self.dead = None
@@ -50,6 +54,7 @@ class LocalSession:
                 contextlib.redirect_stdout(out),
                 contextlib.redirect_stderr(out),
                 agent_module.cpu_limit(self.cell_seconds),
+                self.as_main(),
             ):
                 exec(code, self.namespace)
         except agent_module.CallTimedOut:
@@ -67,6 +72,20 @@ class LocalSession:
         """This process's CPU time: a request's whole round trip is in it, as in a sandbox's clock."""
         return time.process_time()
 
+    @contextlib.contextmanager
+    def as_main(self):
+        """`import __main__` gives the notebook's namespace while its code runs (IPython puts its user
+        module into sys.modules the same way); the test process's own __main__ comes back after."""
+        theirs = sys.modules.get("__main__")
+        sys.modules["__main__"] = self.main
+        try:
+            yield
+        finally:
+            if theirs is None:
+                sys.modules.pop("__main__", None)
+            else:
+                sys.modules["__main__"] = theirs
+
     def request(self, request: dict, timeout: float) -> dict:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), self.as_main():
             return json.loads(self.agent.serve(json.dumps(request, ensure_ascii=False)))
