@@ -2,7 +2,8 @@
 
 learn_merges (01) is built on count_pairs and merge_pair, train_bpe (02) on get_pair_counts and merge.
 06's MEASURED and smallest_vocab are built on bytes_per_token: a value right for the student's own
-bytes_per_token is accepted when that helper is only slightly off (a rounding), never when it is far off.
+bytes_per_token on the right tokens is accepted (a rounding, characters instead of bytes), as long as that
+helper still tells the right input from the wrong ones (a constant earns nothing).
 Their hidden tests accept the table that is right for the student's own helpers, so a catalogued
 mistake in a helper loses points in the helper's tests only (the visible tests name the helper to
 fix first instead: see the *_named_in_* mistakes of tests/mistakes/). Graded in-process like the
@@ -27,6 +28,7 @@ SPARED = {  # mistake id: tests that must keep full marks
         "test_smallest_vocab_hidden",
     ],
     "nb06_bytes_per_token_rounds_to_four_digits": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
+    "nb06_bytes_per_token_on_characters": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
 }
 
 

@@ -1,6 +1,6 @@
 """Mistakes and alternative solutions for notebook 06_vocab_size."""
 
-from . import Alternative, Mistake
+from . import Alternative, Mistake, edited
 
 NB06 = "06_vocab_size"
 
@@ -36,7 +36,7 @@ MISTAKES = [
     n_bytes = sum(1 if ord(char) < 128 else 2 for char in text)   # right for Cyrillic only
     return n_bytes / len(ids)"""),
         "test_bytes_per_token_hidden",
-        "считайте байты UTF-8",
+        "в кодировке UTF-8, а не символы",
     ),
     Mistake(
         "nb06_bytes_per_token_inverted",
@@ -118,6 +118,14 @@ def bytes_per_token(text, ids):
         "test_bytes_per_token_hidden",
         "не запоминайте ответы",
     ),
+    Mistake(
+        "nb06_bytes_per_token_empty_list_only",
+        NB06,
+        "bytes_per_token",
+        edited(NB06, "bytes_per_token", ("if not ids:", "if ids == []:")),  # () divides by zero
+        "test_bytes_per_token_hidden",
+        "пустой кортеж",
+    ),
     # ---------------------------------------------------------------- the experiment
     Mistake(
         "nb06_experiment_counts_characters",
@@ -173,16 +181,14 @@ for language, text in [("русский", held_out_text), ("английский
         "test_english_experiment_hidden",
         "нужен en_text",
     ),
-    # a helper far off (characters) earns nothing in the experiment; one only rounding is charged once (tests/test_cost_once.py)
+    # a helper that counts characters is charged in its own tests; the experiment's hidden test accepts what
+    # it gives on the right tokens (tests/test_cost_once.py), the visible one names the helper to fix first
     Mistake(
         "nb06_experiment_broken_bytes_per_token",
         NB06,
         "bytes_per_token",
-        _bytes_per_token("""
-    if not ids:
-        raise ValueError("нет токенов")
-    return len(text) / len(ids)"""),
-        "test_english_experiment_hidden",
+        edited(NB06, "bytes_per_token", ('len(text.encode("utf-8"))', "len(text)")),
+        "test_english_experiment",
         "сначала исправьте её",
     ),
     Mistake(
@@ -363,7 +369,42 @@ def smallest_vocab(merges, text, target):
         "test_smallest_vocab_hidden",
         "ответ — наименьший размер словаря",
     ),
+    Mistake(
+        "nb06_smallest_vocab_memo_by_table_size",
+        NB06,
+        "smallest_vocab",
+        "\n_encoded = {}\n"
+        + edited(
+            NB06,
+            "smallest_vocab",
+            (
+                "        ids = encode_chunked(text, first_merges(merges, size))",
+                "        key = (len(merges), text, size)  # the table's size, not the table\n"
+                "        if key not in _encoded:\n"
+                "            _encoded[key] = encode_chunked(text, first_merges(merges, size))\n"
+                "        ids = _encoded[key]",
+            ),
+        ),
+        "test_smallest_vocab_hidden",
+        "другой таблицы того же размера",
+    ),
     # ---------------------------------------------------------------- embedding_params
+    Mistake(
+        "nb06_embedding_memo_by_sizes",
+        NB06,
+        "embedding_params",
+        "\n_counted = {}\n"
+        + edited(
+            NB06,
+            "embedding_params",
+            (
+                "    return embedding + head",
+                "    return _counted.setdefault((vocab_size, d_model), embedding + head)  # tied is not in the key",
+            ),
+        ),
+        "test_embedding_params_hidden",
+        "две матрицы",
+    ),
     Mistake(
         "nb06_embedding_forgets_untied_head",
         NB06,

@@ -1,14 +1,28 @@
 """Mistakes and alternative solutions for notebook 09_bpe_in_the_wild."""
 
-from . import Alternative, Mistake
+from . import Alternative, Mistake, edited
 
 NB09 = "09_bpe_in_the_wild"
 
-_TABLE = """    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    byte_of = {chr(b): b for b in printable}
-    others = [b for b in range(256) if b not in byte_of.values()]
+_SPECIAL = 'special = {token["content"] for token in data.get("added_tokens", [])}'
+_KEPT = "if token not in special}"
+_BYTES = "bytes(byte_of[ch] for ch in token)"
+_OTHERS = """    others = [b for b in range(256) if b not in byte_of.values()]
     byte_of.update({chr(256 + k): b for k, b in enumerate(others)})
 """
+
+
+def _load(*edits):
+    return edited(NB09, "load_hf_vocab", *edits)
+
+
+def _prefix(*edits):
+    return edited(NB09, "shared_prefix", *edits)
+
+
+def _sequence(*edits):
+    return edited(NB09, "pretokenize_sequence", *edits)
+
 
 MISTAKES = [
     # ---------------------------------------------------------------- load_hf_vocab
@@ -16,13 +30,7 @@ MISTAKES = [
         "nb09_load_keeps_specials",
         NB09,
         "load_hf_vocab",
-        """
-def load_hf_vocab(text):
-    data = json.loads(text)
-"""
-        + _TABLE
-        + """    return {bytes(byte_of[ch] for ch in token): token_id             # added_tokens are not skipped
-            for token, token_id in data["model"]["vocab"].items() if all(ch in byte_of for ch in token)}""",
+        _load((_KEPT, "}  # added_tokens are not skipped")),
         "test_load_hf_vocab",
         "спецтокены из added_tokens в словарь не входят",
     ),
@@ -30,12 +38,7 @@ def load_hf_vocab(text):
         "nb09_load_utf8",
         NB09,
         "load_hf_vocab",
-        """
-def load_hf_vocab(text):
-    data = json.loads(text)
-    special = {token["content"] for token in data["added_tokens"]}
-    return {token.encode("utf-8"): token_id                          # 'Ġa' is not b'\\xc4\\xa0a'
-            for token, token_id in data["model"]["vocab"].items() if token not in special}""",
+        _load((_BYTES, 'token.encode("utf-8")')),  # 'Ġa' is not b'\xc4\xa0a'
         "test_load_hf_vocab",
         "строку токена не кодируйте в UTF-8",
     ),
@@ -43,14 +46,7 @@ def load_hf_vocab(text):
         "nb09_load_str_keys",
         NB09,
         "load_hf_vocab",
-        """
-def load_hf_vocab(text):
-    data = json.loads(text)
-"""
-        + _TABLE
-        + """    special = {token["content"] for token in data["added_tokens"]}
-    return {bytes(byte_of[ch] for ch in token).decode("utf-8", "replace"): token_id     # text, not bytes
-            for token, token_id in data["model"]["vocab"].items() if token not in special}""",
+        _load((_BYTES, _BYTES + '.decode("utf-8", "replace")')),  # text, not bytes
         "test_load_hf_vocab",
         "ключи словаря — bytes",
     ),
@@ -58,15 +54,9 @@ def load_hf_vocab(text):
         "nb09_load_shift_by_byte",
         NB09,
         "load_hf_vocab",
-        """
-def load_hf_vocab(text):
-    data = json.loads(text)
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    byte_of = {chr(b): b for b in printable}
-    byte_of.update({chr(256 + b): b for b in range(256) if b not in printable})   # 256 + byte, not a counter
-    special = {token["content"] for token in data["added_tokens"]}
-    return {bytes(byte_of[ch] for ch in token): token_id
-            for token, token_id in data["model"]["vocab"].items() if token not in special}""",
+        _load(
+            (_OTHERS, "    byte_of.update({chr(256 + b): b for b in range(256) if b not in printable})  # 256 + byte\n")
+        ),
         "test_load_hf_vocab_hidden",
         "это не chr(256 + байт)",
     ),
@@ -74,18 +64,41 @@ def load_hf_vocab(text):
         "nb09_load_printable_wrong_ranges",
         NB09,
         "load_hf_vocab",
-        """
-def load_hf_vocab(text):
-    data = json.loads(text)
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("ÿ") + 1)]     # forgot that 0xAD is not printable
-    byte_of = {chr(b): b for b in printable}
-    others = [b for b in range(256) if b not in printable]
-    byte_of.update({chr(256 + k): b for k, b in enumerate(others)})
-    special = {token["content"] for token in data["added_tokens"]}
-    return {bytes(byte_of[ch] for ch in token): token_id
-            for token, token_id in data["model"]["vocab"].items() if token not in special}""",
-        "test_load_hf_vocab_hidden",
+        _load(('*range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)', '*range(ord("¡"), ord("ÿ") + 1)')),
+        "test_load_hf_vocab_hidden",  # forgot that 0xAD is not printable
         "счётчик растёт только на них",
+    ),
+    Mistake(
+        "nb09_load_drops_angle_brackets",
+        NB09,
+        "load_hf_vocab",
+        _load((_KEPT, 'if not (token.startswith("<") and token.endswith(">"))}')),  # by the look of it
+        "test_load_hf_vocab",
+        "по списку added_tokens, а не по угловым скобкам",
+    ),
+    Mistake(
+        "nb09_load_drops_starting_angle",
+        NB09,
+        "load_hf_vocab",
+        _load((_KEPT, 'if not token.startswith("<")}')),  # drops '<div', '<>' too
+        "test_load_hf_vocab",
+        "по списку added_tokens, а не по угловым скобкам",
+    ),
+    Mistake(
+        "nb09_load_keeps_nonspecial_added",
+        NB09,
+        "load_hf_vocab",
+        _load((_SPECIAL, _SPECIAL[:-1] + ' if token.get("special", True)}')),  # '<think>' stays
+        "test_load_hf_vocab",
+        "пропускаются все записи",
+    ),
+    Mistake(
+        "nb09_load_skips_by_id",
+        NB09,
+        "load_hf_vocab",
+        _load((_SPECIAL, _SPECIAL.replace('token["content"]', 'token["id"]')), (_KEPT, "if token_id not in special}")),
+        "test_load_hf_vocab_hidden",
+        "а не по id",
     ),
     # ---------------------------------------------------------------- vocab_diff
     Mistake(
@@ -247,6 +260,56 @@ def pretokenize_sequence(text, patterns):
     return pieces""",
         "test_pretokenize_sequence",
         "пустые строки — нет",
+    ),
+    Mistake(
+        "nb09_prefix_stops_before_last",
+        NB09,
+        "shared_prefix",
+        _prefix(
+            (
+                "while n in token_a and n in token_b and token_a[n] == token_b[n]:",
+                "while n < min(len(a), len(b)) - 1 and token_a.get(n) == token_b.get(n):",
+            )  # one short
+        ),
+        "test_shared_prefix",
+        "посчитайте и последний id",
+    ),
+    Mistake(
+        "nb09_sequence_last_to_first",
+        NB09,
+        "pretokenize_sequence",
+        _sequence(("for pattern in patterns:", "for pattern in reversed(patterns):")),
+        "test_pretokenize_sequence",
+        "по порядку списка",
+    ),
+    Mistake(
+        "nb09_sequence_keeps_empty_matches",
+        NB09,
+        "pretokenize_sequence",
+        _sequence(
+            (
+                "                if match.group():\n                    parts.append(match.group())",
+                "                parts.append(match.group())",
+            )
+        ),
+        "test_pretokenize_sequence",
+        "пустое совпадение куском не становится",
+    ),
+    Mistake(
+        "nb09_sequence_empty_text_one_piece",
+        NB09,
+        "pretokenize_sequence",
+        _sequence(("pieces = [text] if text else []", "pieces = [text]")),
+        "test_pretokenize_sequence",
+        "пустой список, а не ['']",
+    ),
+    Mistake(
+        "nb09_sequence_ignore_case",
+        NB09,
+        "pretokenize_sequence",
+        _sequence(("regex.finditer(pattern, piece)", "regex.finditer(pattern, piece, regex.IGNORECASE)")),
+        "test_pretokenize_sequence",
+        "без флагов",
     ),
 ]
 
