@@ -163,6 +163,8 @@ def test_moodle_attaches_every_feedback_page_to_its_student(graded):
     assert set(pages) == {1001, 1002, 1003} and f"{NB1}.html" in pages[1001]
     with zipfile.ZipFile(path) as z:
         assert any(n.startswith("Иван Петров_1001_assignsubmission_file_/") for n in z.namelist())
+    page = (base / "out" / "feedback" / "1001" / f"{NB1}.html").read_text(encoding="utf-8")
+    assert "Студент: Иван Петров (1001)" in page  # the name from the roster, not the id alone
 
 
 def test_canvas_gradebook_import(graded):

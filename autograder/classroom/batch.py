@@ -141,7 +141,7 @@ class ClassGrader:
                     known[student, name], html[student, name] = hit
                     hits += 1
                 else:
-                    tasks.append(Task(student, name, str(path), self.feedback, key))
+                    tasks.append(Task(student, name, str(path), self.feedback, key, self.names.get(student, "")))
         return tasks, hits
 
     def run(self, tasks: deque, known: dict, html: dict) -> None:
@@ -197,6 +197,7 @@ class ClassGrader:
                     result,
                     answer.notebook if result.status == GRADED else None,
                     name=self.names.get(result.student, ""),
+                    lesson=gradebook.lesson_texts(self.course_notebooks[result.notebook].release),
                 )
             except Exception as e:
                 result.status, result.message = ERROR, f"the gradebook could not record it: {type(e).__name__}: {e}"

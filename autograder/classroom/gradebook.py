@@ -40,14 +40,21 @@ def placeholder(result: Result) -> nbformat.NotebookNode:
     )
 
 
-def review_notebook(notebook) -> nbformat.NotebookNode:
-    """The notebook as an instructor may open it: passive outputs only, every string writable."""
+def lesson_texts(release) -> frozenset[str]:
+    """The course's own Markdown and raw cells of a released notebook: text the grader trusts."""
+    return frozenset(cell.source for cell in release.cells if cell.cell_type != "code")
+
+
+def review_notebook(notebook, lesson: frozenset[str] = frozenset()) -> nbformat.NotebookNode:
+    """The notebook as an instructor may open it: passive outputs only, every string writable, and
+    Markdown sanitised (formgrader's template does not) unless it is the course's own text (`lesson`),
+    which keeps its `<details>` hints and code spans such as `<unk>` as the lesson shows them."""
     from nbconvert.filters import clean_html
 
     nb = nbformat.from_dict(safe_strings(notebook))
     for cell in nb.cells:
-        if cell.cell_type != "code" and re.search(r"<\s*[A-Za-z!/?]", cell.source):
-            cell.source = clean_html(cell.source)  # formgrader's template does not sanitise Markdown
+        if cell.cell_type != "code" and cell.source not in lesson and re.search(r"<\s*[A-Za-z!/?]", cell.source):
+            cell.source = clean_html(cell.source)
         for output in cell.get("outputs", []):
             data = output.get("data")
             if not isinstance(data, dict):
@@ -79,10 +86,17 @@ def keep_assignments(course_root: Path, wanted: list[str], generate) -> None:
         generate(missing)
 
 
-def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | None, name: str = "") -> None:
+def record(
+    course_root: Path,
+    result: Result,
+    notebook: nbformat.NotebookNode | None,
+    name: str = "",
+    lesson: frozenset[str] = frozenset(),
+) -> None:
     """Store one graded (or broken: 0, with its reason) notebook: its scores in the gradebook, the
     executed notebook where formgrader counts and shows it (one file, in submitted/ and autograded/,
-    with equal timestamps so formgrader does not call it "needs autograding"), the student's name."""
+    with equal timestamps so formgrader does not call it "needs autograding"), the student's name.
+    `lesson`: the course's own texts of this notebook (see review_notebook)."""
     if result.status not in (GRADED, BROKEN):
         return
     if result.status == BROKEN:
@@ -91,7 +105,7 @@ def record(course_root: Path, result: Result, notebook: nbformat.NotebookNode | 
     assignment, student = result.notebook, result.student
     timestamp = datetime.now(timezone.utc)
     if notebook is not None:
-        text = nbformat.writes(review_notebook(notebook))
+        text = nbformat.writes(review_notebook(notebook, lesson))
         text += "" if text.endswith("\n") else "\n"  # as nbformat.write ends a file
         for folder in ("submitted", "autograded"):
             target = root / folder / student / assignment / f"{assignment}.ipynb"

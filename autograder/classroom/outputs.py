@@ -199,7 +199,9 @@ def merge_gradebook(parts: list[Path], outcome: Outcome, course_root: Path) -> i
     """The merged class in one gradebook (formgrader, `nbgrader export`): each result with the
     autograded notebook from its part's work folder (grading.json's `work`, else PART/work)."""
     works = {part: Path(grading_json(part).get("work") or part / "work") for part in parts}
-    gradebook.keep_assignments(course_root, outcome.notebooks, PreparedCourse(course_root).generate_assignments)
+    course = PreparedCourse(course_root)
+    gradebook.keep_assignments(course_root, outcome.notebooks, course.generate_assignments)
+    lessons = {name: gradebook.lesson_texts(course.notebook(name).release) for name in outcome.notebooks}
     recorded = 0
     for result in outcome.results:
         part = outcome.sources.get((result.student, result.notebook))
@@ -207,6 +209,12 @@ def merge_gradebook(parts: list[Path], outcome: Outcome, course_root: Path) -> i
             continue
         path = works[part] / "course" / "autograded" / result.student / result.notebook / f"{result.notebook}.ipynb"
         notebook = nbformat.read(str(path), as_version=4) if result.status == GRADED and path.is_file() else None
-        gradebook.record(course_root, result, notebook, name=outcome.roster.get(result.student, ""))
+        gradebook.record(
+            course_root,
+            result,
+            notebook,
+            name=outcome.roster.get(result.student, ""),
+            lesson=lessons.get(result.notebook, frozenset()),
+        )
         recorded += 1
     return recorded

@@ -35,6 +35,7 @@ class Task:
     path: str  # the submitted file
     feedback: bool  # also make the feedback page
     key: str = ""  # its cache key: the class grader's, for when the answer comes back
+    name: str = ""  # the student's name from the roster, for the feedback page
 
 
 @dataclass
@@ -94,7 +95,7 @@ def main(conn, course_root: str, overrides: dict, parent: int) -> None:
         if task.feedback:
             try:
                 answer.feedback = feedback_html(
-                    graded.result, graded.notebook, course_nb.release, graded.ran, course_nb.title
+                    graded.result, graded.notebook, course_nb.release, graded.ran, course_nb.title, task.name
                 )
             except Exception as e:  # reported with the grade, never silently retried
                 answer.feedback_error = f"{type(e).__name__}: {e}"[:500]

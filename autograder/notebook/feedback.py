@@ -88,14 +88,20 @@ def render_test(test) -> str:
     )
 
 
-def feedback_html(result: Result, notebook, release, ran: set, title: str = "") -> str:
-    """The feedback page of one graded notebook (`notebook`: the executed submission)."""
+def student_label(student: str, name: str = "") -> str:
+    """How a page names the student: «Иван Петров (1001)», or the id alone when the roster has no name."""
+    return f"{name} ({student})" if name and name != student else student
+
+
+def feedback_html(result: Result, notebook, release, ran: set, title: str = "", name: str = "") -> str:
+    """The feedback page of one graded notebook (`notebook`: the executed submission; `name`: the
+    student's name from the roster)."""
     tests = {t.name: t for t in result.tests}
     course_ids = {c.get("id") for c in release.cells}
     formatter = HtmlFormatter(nowrap=False)
     head = (
         f"<h1>{html.escape(title or result.notebook)}</h1>"
-        f'<p class="meta">Студент: {html.escape(result.student)} · проверено '
+        f'<p class="meta">Студент: {html.escape(student_label(result.student, name))} · проверено '
         f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</p>"
         f'<p class="total">Итог: {result.score:g} из {result.max_score:g}</p>'
     )
