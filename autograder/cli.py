@@ -10,244 +10,35 @@ that would not start) — nothing was cached for them, run the same command agai
 
 import argparse
 import json
-import re
-import shutil
 import signal
-import zipfile
-from datetime import datetime
 from pathlib import Path
 
 from bpe_course.vocab import offline_tiktoken
 
-from .classroom.batch import ClassGrader, parse_shard
-from .classroom.cache import Cache
+from .classroom.batch import parse_shard
 from .classroom.outputs import merge_gradebook, merge_outputs
 from .classroom.pool import default_jobs
+from .classroom.workflow import (
+    BAD_INPUT,
+    COURSE_BROKEN,
+    INTERRUPTED,
+    OK,
+    RETRY,
+    SOME_FAILED,
+    Assignment,
+    analyse,
+    grade_class,
+    late_policy,
+    load_worksheet,
+    report_class,
+)
 from .course.course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
-from .notebook.results import ERROR, GRADED, NOT_GRADED
+from .notebook.results import ERROR, GRADED
 from .platforms import lms as lms_files
-from .platforms.report import (
-    grade_table,
-    read_roster,
-    terminal_text,
-    test_report,
-    write_canvas_import,
-    write_roster,
-)
-from .platforms.submissions import LMS_PATTERNS, Problem, find_submissions, import_zip, which_lms
-from .wall import cgroup
+from .platforms.exports import EXPORTS, ExportSettings, Job, prepare_exports, write_exports
+from .platforms.report import say, test_report
+from .platforms.submissions import LMS_PATTERNS
 from .wall.sandbox import Sandbox
-
-OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, RETRY, INTERRUPTED = 0, 1, 2, 3, 4, 130
-
-
-def say(*lines: str) -> None:
-    """Print to the terminal: text only, never a control sequence from a submission."""
-    print(*(terminal_text(line) for line in lines), sep="\n", flush=True)
-
-
-def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:
-    say("", grade_table(outcome.results, notebooks, outcome.roster), "")
-    problems = (
-        [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results if r.status in NOT_GRADED]
-        + [f"{r.student}/{r.notebook}: {r.feedback_error}" for r in outcome.results if r.feedback_error]
-        + [str(p) for p in outcome.problems]
-    )
-    if problems:
-        say("Problems (graded as 0 or not used):", *("  " + p for p in problems), "")
-    review = [f"{r.student}/{r.notebook}: {finding}" for r in outcome.results for finding in r.review]
-    if review:
-        say(
-            "For review (graded as usual; the code reaches for the grading machinery):",
-            *("  " + line for line in review[:50]),
-            "",
-        )
-    say(outcome.summary(), f"grades: {out / 'grades.csv'} (wide: grades_wide.csv, per test: results.json)")
-    if feedback:
-        say(f"feedback: {out / 'feedback'}/<student_id>/<notebook>.html")
-    if outcome.interrupted:
-        return INTERRUPTED
-    if outcome.count(ERROR):
-        say(
-            f"{outcome.count(ERROR)} notebook(s) could not be graded because of the grader or the machine "
-            "(status error, not cached): run the same command again to retry them."
-        )
-        return RETRY
-    return SOME_FAILED if outcome.count(*NOT_GRADED) or any(r.feedback_error for r in outcome.results) else OK
-
-
-EXPORTS = {"moodle": "moodle_grading_worksheet.csv", "canvas": "canvas_grades_import.csv"}
-FEEDBACK_ZIP = "moodle_feedback_files.zip"
-
-
-def late_policy(args) -> dict:
-    """--due with --submission-times: who was late, reported; with --late-penalty, penalised."""
-    if not getattr(args, "due", None):
-        return {}
-    from .platforms.late import late_students, moodle_submission_times
-
-    due = datetime.fromisoformat(args.due)
-    times = args.submission_times or getattr(args, "worksheet", None)
-    if not times:
-        raise ValueError(
-            "--due needs --worksheet: Moodle's downloaded grading worksheet (its Last modified (submission) column)"
-        )
-    late = late_students(moodle_submission_times(Path(times)), due)
-    say(
-        f"late submissions (due {due:%Y-%m-%d %H:%M}): "
-        + (", ".join(f"{x.student} by {x.days} day(s) ({x.submitted:%Y-%m-%d %H:%M})" for x in late) or "none")
-    )
-    if not args.late_penalty:
-        if late:
-            say("  reported only; --late-penalty PERCENT (per started day) applies a penalty to the Moodle grade")
-        return {}
-    return {x.student: (x.days, args.late_penalty) for x in late}
-
-
-def moodle_language(language: str, worksheet) -> str:
-    """The worksheet's language when there is one; else the one asked for, else the default — said loudly."""
-    if worksheet:
-        if language and language != worksheet.language:
-            say(f"note: --lms-language {language} ignored: the worksheet from Moodle is in {worksheet.language}")
-        return worksheet.language
-    if language:
-        return language
-    say(
-        "",
-        "!" * 78,
-        f"The Moodle worksheet is written with {lms_files.DEFAULT_LANGUAGE} column names (the default). Moodle",
-        "reads it only in a Moodle whose interface is in that language: for another, give the grading",
-        "worksheet you downloaded from Moodle (--worksheet FILE) or --lms-language ru.",
-        "!" * 78,
-    )
-    return lms_files.DEFAULT_LANGUAGE
-
-
-def export_grades(
-    kinds: list[str],
-    outcome,
-    out: Path,
-    assignment: str,
-    language: str = "",
-    late: dict | None = None,
-    worksheet=None,
-) -> None:
-    """The grades in the learning platforms' import formats, names from the roster (OUT/roster.csv, as
-    the run read it). Only a complete run writes them under their final names; otherwise
-    `*.partial.csv`, with a warning."""
-    for kind in set(EXPORTS) - set(kinds or []):  # an export this assignment no longer has: never left stale
-        (out / EXPORTS[kind]).unlink(missing_ok=True)
-        (out / EXPORTS[kind]).with_suffix(".partial.csv").unlink(missing_ok=True)
-        if kind == "moodle":
-            (out / FEEDBACK_ZIP).unlink(missing_ok=True)
-    if not kinds:
-        return
-    roster = outcome.roster
-    final = outcome.complete
-    if not final:
-        say(
-            "",
-            "!" * 78,
-            "WARNING: not every submitted notebook is graded yet (interrupted, or not reached):",
-            "  "
-            + ", ".join(f"{s}/{n.split('_')[0]}" for s, n in outcome.pending[:20])
-            + (" …" if len(outcome.pending) > 20 else ""),
-            "The upload files below are PARTIAL (*.partial.csv): do not upload them. Run the same command",
-            "again to grade the rest; then the final files are written.",
-            "!" * 78,
-            "",
-        )
-    for kind in dict.fromkeys(kinds):
-        path = out / EXPORTS[kind]
-        if not final:
-            path.unlink(missing_ok=True)  # an older final file would no longer be the truth
-            path = path.with_suffix(".partial.csv")
-        else:
-            path.with_suffix(".partial.csv").unlink(missing_ok=True)
-        if kind == "moodle":
-            language = moodle_language(language, worksheet)
-            lms_files.write_moodle_worksheet(outcome.results, roster, path, language, late=late, worksheet=worksheet)
-            if worksheet:
-                left_out = sorted({r.student for r in outcome.results} - set(worksheet.rows))
-                say(
-                    f"moodle upload: {path} (Moodle's worksheet with the new grades: its {language} header, ids, "
-                    "names and Last modified (grade) as Moodle wrote them; a grade changed in Moodle since stays)"
-                )
-                if left_out:
-                    say(f"  WARNING: not in the worksheet, so not in the upload: {', '.join(left_out)}")
-            else:
-                say(f"moodle upload ({language} interface): {path}")
-            say(
-                f"  set the assignment's maximum grade in Moodle to {lms_files.course_total(outcome.results):g} "
-                "(Moodle skips grades above the maximum)",
-            )
-            if final and (out / "feedback").is_dir():
-                zipped, count = lms_files.write_moodle_feedback_zip(
-                    out / "feedback", roster, sorted({r.student for r in outcome.results}), out / FEEDBACK_ZIP
-                )
-                say(f"moodle feedback files ({count} pages; Upload multiple feedback files in a zip): {zipped}")
-        else:
-            if lms_platform(out) == "moodle":
-                say("WARNING: these ids come from a Moodle export (participant ids): Canvas will not match them.")
-            if not assignment:
-                path.unlink(missing_ok=True)
-                say(f"canvas upload NOT written: {CANVAS_COLUMN_NEEDED}")
-                continue
-            write_canvas_import(outcome.results, roster, assignment, path)
-            say(f"canvas upload: {path} (points possible: {lms_files.course_total(outcome.results):g})")
-
-
-def analyse(outcome, out: Path) -> None:
-    """The class's item analysis (per test: failures and the most common message; score spread)."""
-    from .platforms.analysis import write_item_analysis
-
-    try:
-        _, page = write_item_analysis(outcome.results, out)
-        say(f"item analysis: {page} (and item_analysis.csv)")
-    except Exception as e:  # a report only: it never stops the grades from being written
-        say(f"the item analysis could not be written: {type(e).__name__}: {e}")
-
-
-def lms_platform(out: Path) -> str:
-    """The platform whose zip the class came from (OUT/lms.txt, written when it was unpacked)."""
-    try:
-        return (out / "lms.txt").read_text(encoding="utf-8").strip()
-    except OSError:
-        return ""
-
-
-CANVAS_COLUMN_NEEDED = (
-    "Canvas fills an existing assignment only when the column names it: give --gradebook "
-    "(Canvas's gradebook export: Grades → Export) or --assignment 'Homework 1 (123456)' "
-    "(otherwise Canvas would create a new assignment)"
-)
-CANVAS_ASSIGNMENT = re.compile(r".+ \(\d+\)$")  # Canvas's export names an assignment's column "Title (id)"
-
-
-def canvas_column(gradebook: str | None, assignment: str) -> str:
-    """The Canvas gradebook column to fill: one of the gradebook export's assignment columns (the
-    one --assignment names, by its whole header or its title; the only one, if there is one), or
-    --assignment as given. ValueError with the reason otherwise."""
-    if not gradebook:
-        return assignment
-    import csv
-
-    with open(gradebook, newline="", encoding="utf-8-sig") as f:
-        header = [c.strip() for c in next(csv.reader(f), [])]
-    if header[:2] != ["Student", "ID"]:
-        raise ValueError(f"--gradebook {gradebook}: not a Canvas gradebook export (its first columns: Student, ID)")
-    columns = [c for c in header if CANVAS_ASSIGNMENT.match(c)]
-    if assignment:
-        chosen = [c for c in columns if assignment in (c, c.rsplit(" (", 1)[0])]
-        if len(chosen) == 1:
-            return chosen[0]
-        raise ValueError(f"--assignment {assignment!r} is not one assignment of {gradebook}: {', '.join(columns)}")
-    if len(columns) == 1:
-        return columns[0]
-    raise ValueError(
-        f"{gradebook} has {len(columns)} assignments; say which with --assignment: {', '.join(columns) or 'none'}"
-    )
-
 
 ASSIGNMENT_FILE = "assignment.json"
 REMEMBERED = ["notebooks", "export", "lms_language", "worksheet", "submission_times", "due", "late_penalty"]
@@ -309,37 +100,6 @@ def overrides_of(args) -> dict:
     return overrides
 
 
-def warn_about_sandbox(config) -> None:
-    sandbox = Sandbox(config=config)
-    if sandbox.resolved_mode() == "limits":
-        say(
-            "",
-            "!" * 78,
-            "WARNING: bubblewrap (bwrap) is not available, so student code is NOT walled in: it runs",
-            "with resource limits and a clean environment only, as the user running the grader, and can",
-            "read what that user can read. Grades are still decided outside the student's process.",
-            "Install it (Debian/Ubuntu: apt-get install bubblewrap) before grading a real class.",
-            "!" * 78,
-            "",
-        )
-    why = cgroup.available()
-    if why and sandbox.resolved_mode() != "off" and sandbox.cgroups != "off":
-        say(
-            "",
-            "WARNING: no cgroup per sandbox: " + why + ".",
-            "Each kernel process keeps its own memory, CPU-time and process limits, but a notebook's forked",
-            "processes together (and its shared memory) may use more than Sandbox.memory_bytes, and its",
-            "processes compete for the CPU with the other notebooks' (docs/grading.md).",
-            "",
-        )
-
-
-def load_worksheet(args):
-    """--worksheet: Moodle's grading worksheet as downloaded (None without one)."""
-    path = getattr(args, "worksheet", None)
-    return lms_files.read_moodle_worksheet(Path(path)) if path else None
-
-
 def parse_renames(specs: list[str] | None) -> dict:
     """--rename STUDENT/FILE=NN → {(student, file name): course notebook}."""
     renames = {}
@@ -350,20 +110,6 @@ def parse_renames(specs: list[str] | None) -> dict:
             raise ValueError(f"--rename {spec!r}: expected STUDENT/FILE=NN, e.g. 1003/hw1.ipynb=02")
         renames[student, filename] = choose_notebooks(notebook)[0]
     return renames
-
-
-def unpack(archive: Path, out: Path, lms: str, pattern: str, renames: dict | None = None) -> tuple[Path, list[str]]:
-    """An LMS export zip, unpacked into OUT/submissions/<student_id>/; names go to OUT/roster.csv."""
-    dest = out / "submissions"
-    shutil.rmtree(dest, ignore_errors=True)
-    problems, names = import_zip(archive, dest, course_notebooks(), pattern=pattern, lms=lms, renames=renames)
-    write_roster(names, out)
-    if lms == "auto" and not pattern:
-        with zipfile.ZipFile(archive) as z:
-            lms = which_lms([n for n in z.namelist() if n.endswith(".ipynb")])
-    (out / "lms.txt").write_text(("regex" if pattern else lms) + "\n", encoding="utf-8")
-    say(f"unpacked {archive.name}: {len(names)} students into {dest} (names: {out / 'roster.csv'})")
-    return dest, problems
 
 
 def choose_notebooks(text: str | None) -> list[str]:
@@ -378,69 +124,6 @@ def choose_notebooks(text: str | None) -> list[str]:
             raise ValueError(f"--notebooks: no course notebook {part!r} (one of: {', '.join(names)})")
         chosen += match
     return [n for n in names if n in chosen]
-
-
-def run_grading(
-    submissions: Path,
-    out: Path,
-    work: Path,
-    jobs: int,
-    feedback: bool = True,
-    force: bool = False,
-    shard=None,
-    lms: str = "auto",
-    pattern: str = "",
-    overrides: dict | None = None,
-    notebooks: list[str] | None = None,
-    export: list[str] | None = None,
-    assignment: str = "",
-    language: str = "",
-    renames: dict | None = None,
-    regrade: list[str] | None = None,
-    late: dict | None = None,
-    worksheet=None,
-) -> int:
-    problems = []
-    if submissions.is_file() and submissions.suffix == ".zip":
-        out.mkdir(parents=True, exist_ok=True)
-        submissions, problems = unpack(submissions, out, lms, pattern, renames)
-    found = find_submissions(submissions, course_notebooks(), renames)
-    found.problems[:0] = problems
-    if worksheet:  # the names as Moodle shows them (the zip's went through clean_filename)
-        out.mkdir(parents=True, exist_ok=True)
-        named = {pid: name for pid, name in worksheet.names().items() if pid in found.students}
-        write_roster({**read_roster(out), **named}, out)
-    for student, files in found.students.items():  # notebooks of the course, but not of this assignment
-        for name in sorted(set(files) - set(notebooks or course_notebooks())):
-            found.problems.append(
-                Problem(
-                    f"{student}/{files.pop(name).name}",
-                    student,
-                    "not part of this assignment (--notebooks); not graded",
-                )
-            )
-    if not found.students:
-        say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
-        return BAD_INPUT
-    unknown = sorted(set(regrade or []) - set(found.students))
-    if unknown:
-        say(f"--student: no such student in {submissions}: {', '.join(unknown)}")
-        return BAD_INPUT
-    for student in regrade or []:
-        Cache(work).forget(student)
-        say(f"grading {student} again (--student); the others come from the cache")
-    say(f"preparing the course in {work / 'course'} …")
-    course = PreparedCourse(work / "course").prepare()
-    config = load_config(overrides)
-    warn_about_sandbox(config)
-    grader = ClassGrader(
-        course, work, jobs=jobs, force=force, feedback=feedback, overrides=overrides, notebooks=notebooks
-    )
-    outcome = grader.grade(found, out, shard=shard)
-    code = report_class(outcome, grader.notebooks, out, feedback)
-    analyse(outcome, out)
-    export_grades(export, outcome, out, assignment, language, late, worksheet)
-    return code
 
 
 def cmd_release(args) -> int:
@@ -463,44 +146,46 @@ def keep_out_of_git(out: Path) -> None:
         )
 
 
+def export_settings(args) -> ExportSettings:
+    """The exports' settings from the options, completed and checked by each chosen export."""
+    option = lambda name: getattr(args, name, None)
+    settings = ExportSettings(
+        language=option("lms_language") or "",
+        worksheet=load_worksheet(option("worksheet")),
+        late=late_policy(option("due"), option("submission_times") or option("worksheet"), option("late_penalty")),
+        column=option("assignment") or "",
+        gradebook=option("gradebook") or "",
+    )
+    return prepare_exports(args.export, settings)
+
+
 def cmd_grade(args) -> int:
     out = Path(args.out).resolve()
     keep_out_of_git(out)
     try:
         remember_assignment(args, out)
-        if args.export and "canvas" in args.export:
-            args.assignment = canvas_column(args.gradebook, args.assignment)
-            if not args.assignment:
-                raise ValueError(f"--export canvas: {CANVAS_COLUMN_NEEDED}")
-        shard = parse_shard(args.shard) if args.shard else None
-        notebooks = choose_notebooks(args.notebooks)
-        renames = parse_renames(args.rename)
-        late = late_policy(args)
-        worksheet = load_worksheet(args)
+        exports = export_settings(args)
+        args.assignment = exports.column
+        assignment = Assignment(
+            notebooks=choose_notebooks(args.notebooks),
+            export=list(args.export or []),
+            exports=exports,
+            lms=args.lms,
+            pattern=args.name_pattern,
+            renames=parse_renames(args.rename),
+            regrade=list(args.student or []),
+            jobs=args.jobs,
+            feedback=not args.no_feedback,
+            force=args.force,
+            shard=parse_shard(args.shard) if args.shard else None,
+            overrides=overrides_of(args),
+        )
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
     record_assignment(args, out)
-    return run_grading(
-        Path(args.submissions),
-        out,
-        Path(args.work).resolve() if args.work else out / "work",
-        jobs=args.jobs,
-        feedback=not args.no_feedback,
-        force=args.force,
-        shard=shard,
-        lms=args.lms,
-        pattern=args.name_pattern,
-        overrides=overrides_of(args),
-        notebooks=notebooks,
-        export=args.export,
-        assignment=args.assignment,
-        language=args.lms_language,
-        renames=renames,
-        regrade=args.student,
-        late=late,
-        worksheet=worksheet,
-    )
+    work = Path(args.work).resolve() if args.work else out / "work"
+    return grade_class(Path(args.submissions), out, work, assignment)
 
 
 def cmd_merge(args) -> int:
@@ -516,13 +201,11 @@ def cmd_merge(args) -> int:
     analyse(outcome, out)
     say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
     try:
-        late = late_policy(args)
-        worksheet = load_worksheet(args)
-        args.assignment = canvas_column(args.gradebook, args.assignment) if "canvas" in (args.export or []) else ""
+        exports = export_settings(args)
     except ValueError as e:
         say(f"error: {e}")
         return BAD_INPUT
-    export_grades(args.export, outcome, out, args.assignment, args.lms_language, late, worksheet)
+    write_exports(args.export, Job(outcome, out, exports))
     return code
 
 
@@ -579,7 +262,7 @@ def cmd_demo(args) -> int:
     out = Path(args.out).resolve()
     submissions = build_demo_class(out / "class")
     say(f"demo class: {submissions} (alice: all solved, bob: untouched, carol: a mistake, dave: 01 only)")
-    return run_grading(submissions, out, out / "work", jobs=args.jobs)
+    return grade_class(submissions, out, out / "work", Assignment(jobs=args.jobs))
 
 
 def parser() -> argparse.ArgumentParser:

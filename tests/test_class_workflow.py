@@ -236,7 +236,7 @@ def test_a_feedback_page_that_fails_is_reported_and_not_retried(tmp_path, capsys
     from autograder.classroom.cache import Cache
     from autograder.classroom.outputs import Outcome
     from autograder.classroom.worker import Answer, Task
-    from autograder.cli import report_class
+    from autograder.classroom.workflow import report_class
     from autograder.course.course import PreparedCourse, use_venv_tools
     from autograder.notebook.results import Result
 

@@ -13,7 +13,7 @@ import csv
 import lms_importers
 
 from autograder.classroom.outputs import Outcome, write_outputs
-from autograder.cli import export_grades
+from autograder.classroom.workflow import export_grades
 from autograder.notebook.results import GRADED, Result
 from autograder.notebook.results import TestResult as Verdict
 from autograder.platforms.analysis import write_item_analysis

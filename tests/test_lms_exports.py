@@ -6,7 +6,7 @@ import csv
 import lms_importers
 
 from autograder.classroom.outputs import Outcome, write_outputs
-from autograder.cli import export_grades
+from autograder.classroom.workflow import export_grades
 from autograder.notebook.results import GRADED, Result
 from autograder.platforms.lms import moodle_folder, write_moodle_feedback_zip, write_moodle_worksheet
 
@@ -132,10 +132,9 @@ def test_item_analysis_counts_failures_and_escapes_messages(tmp_path):
 
 
 def test_late_submissions_from_moodles_worksheet_reported_and_penalised_only_when_asked(tmp_path, capsys):
-    import argparse
     from datetime import datetime
 
-    from autograder.cli import late_policy
+    from autograder.classroom.workflow import late_policy
     from autograder.platforms.late import moodle_time
 
     assert moodle_time("Tuesday, 1 December 2026, 11:59 PM") == datetime(2026, 12, 1, 23, 59)
@@ -156,10 +155,9 @@ def test_late_submissions_from_moodles_worksheet_reported_and_penalised_only_whe
             csv.writer(f).writerows(
                 [header, [f"{prefix}1001", "A", "", times[language][0]], [f"{prefix}1002", "B", "", times[language][1]]]
             )
-        args = argparse.Namespace(due="2026-12-01 23:59", submission_times=str(sheet), late_penalty=None)
-        assert late_policy(args) == {} and "1002 by 2 day(s)" in capsys.readouterr().out  # reported only
-        args.late_penalty = 10
-        assert late_policy(args) == {"1002": (2, 10)}
+        due = "2026-12-01 23:59"
+        assert late_policy(due, str(sheet), None) == {} and "1002 by 2 day(s)" in capsys.readouterr().out  # reported
+        assert late_policy(due, str(sheet), 10) == {"1002": (2, 10)}
     export_grades(["moodle"], outcome(), tmp_path, "", "en", late={"1002": (2, 10)})
     applied = lms_importers.moodle_worksheet(
         (tmp_path / "moodle_grading_worksheet.csv").read_text(encoding="utf-8"), "en", {1001, 1002}, 37

@@ -5,8 +5,10 @@ Canvas's gradebook export or --assignment (else refused), and the summary's two 
 import pytest
 
 from autograder.classroom.outputs import Outcome
-from autograder.cli import canvas_column, export_grades, parser, record_assignment, remember_assignment
+from autograder.classroom.workflow import export_grades
+from autograder.cli import parser, record_assignment, remember_assignment
 from autograder.notebook.results import GRADED, MISSING, Result
+from autograder.platforms.exports import canvas_column
 
 NB1 = "01_hand_example"
 

@@ -14,7 +14,7 @@ import lms_importers
 import pytest
 
 from autograder.classroom.outputs import Outcome
-from autograder.cli import export_grades
+from autograder.classroom.workflow import export_grades
 from autograder.notebook.results import GRADED, Result
 from autograder.platforms.lms import MOODLE_STRINGS, read_moodle_worksheet
 

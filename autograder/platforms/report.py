@@ -21,6 +21,11 @@ def terminal_text(text) -> str:
     return CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
+def say(*lines: str) -> None:
+    """Print to the terminal: text only, never a control sequence from a submission."""
+    print(*(terminal_text(line) for line in lines), sep="\n", flush=True)
+
+
 # -- every CSV is safe to open in a spreadsheet (OWASP's CSV-injection rule) ----------------------
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes Excel, LibreOffice, Google Sheets read a formula
 NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")

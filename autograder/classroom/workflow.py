@@ -1,0 +1,235 @@
+"""Grading a class from what an instructor hands over to the files they upload: one pipeline.
+
+`grade_class` runs its steps in order — collect the submissions (an LMS zip unpacked, or student
+folders), name the students (the roster; Moodle's worksheet when given), keep the assignment's
+notebooks, prepare the course, grade (autograder.classroom.batch), report to the terminal, write
+the item analysis, write the platforms' exports (autograder.platforms.exports) — from one
+`Assignment`, the settings the command line (or a test, or the demo) gives. Exit codes are the CLI's.
+"""
+
+import shutil
+import zipfile
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from ..course.course import PreparedCourse, course_notebooks, load_config
+from ..notebook.results import ERROR, NOT_GRADED
+from ..platforms import lms as lms_files
+from ..platforms.exports import ExportSettings, Job, write_exports
+from ..platforms.report import grade_table, read_roster, say, write_roster
+from ..platforms.submissions import Class, Problem, find_submissions, import_zip, which_lms
+from ..wall import cgroup
+from ..wall.sandbox import Sandbox
+from .batch import ClassGrader
+from .cache import Cache
+from .pool import default_jobs
+
+OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, RETRY, INTERRUPTED = 0, 1, 2, 3, 4, 130
+
+
+@dataclass
+class Assignment:
+    """What to grade and how: the settings of one class-grading run."""
+
+    notebooks: list[str] | None = None  # the assignment's course notebooks (None: all of them)
+    export: list[str] = field(default_factory=list)  # the platforms' exports to write (see exports.EXPORTS)
+    exports: ExportSettings = field(default_factory=ExportSettings)
+    lms: str = "auto"  # the zip's file naming
+    pattern: str = ""  # or a regular expression for it
+    renames: dict = field(default_factory=dict)  # {(student, file name): course notebook}
+    regrade: list[str] = field(default_factory=list)  # students graded again (their cache forgotten)
+    jobs: int = field(default_factory=default_jobs)
+    feedback: bool = True
+    force: bool = False
+    shard: tuple[int, int] | None = None
+    overrides: dict = field(default_factory=dict)  # settings of the grader's configurables
+
+
+def grade_class(submissions: Path, out: Path, work: Path, assignment: Assignment) -> int:
+    """The whole pipeline (see the module's docstring); returns the exit code."""
+    found = collect(submissions, out, assignment)
+    name_students(found, out, assignment.exports.worksheet)
+    keep_assignment_notebooks(found, assignment.notebooks)
+    if not found.students:
+        say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
+        return BAD_INPUT
+    unknown = sorted(set(assignment.regrade) - set(found.students))
+    if unknown:
+        say(f"--student: no such student in {submissions}: {', '.join(unknown)}")
+        return BAD_INPUT
+    for student in assignment.regrade:
+        Cache(work).forget(student)
+        say(f"grading {student} again (--student); the others come from the cache")
+    say(f"preparing the course in {work / 'course'} …")
+    course = PreparedCourse(work / "course").prepare()
+    warn_about_sandbox(load_config(assignment.overrides))
+    grader = ClassGrader(
+        course,
+        work,
+        jobs=assignment.jobs,
+        force=assignment.force,
+        feedback=assignment.feedback,
+        overrides=assignment.overrides,
+        notebooks=assignment.notebooks,
+    )
+    outcome = grader.grade(found, out, shard=assignment.shard)
+    code = report_class(outcome, grader.notebooks, out, assignment.feedback)
+    analyse(outcome, out)
+    write_exports(assignment.export, Job(outcome, out, assignment.exports))
+    return code
+
+
+# -- the steps ------------------------------------------------------------------------------------
+
+
+def collect(submissions: Path, out: Path, assignment: Assignment) -> Class:
+    """The class's submitted notebooks: an LMS zip is unpacked into OUT/submissions first."""
+    problems = []
+    if submissions.is_file() and submissions.suffix == ".zip":
+        out.mkdir(parents=True, exist_ok=True)
+        submissions, problems = unpack(submissions, out, assignment.lms, assignment.pattern, assignment.renames)
+    found = find_submissions(submissions, course_notebooks(), assignment.renames)
+    found.problems[:0] = problems
+    return found
+
+
+def unpack(archive: Path, out: Path, lms: str, pattern: str, renames: dict | None = None) -> tuple[Path, list[str]]:
+    """An LMS export zip, unpacked into OUT/submissions/<student_id>/; names go to OUT/roster.csv."""
+    dest = out / "submissions"
+    shutil.rmtree(dest, ignore_errors=True)
+    problems, names = import_zip(archive, dest, course_notebooks(), pattern=pattern, lms=lms, renames=renames)
+    write_roster(names, out)
+    if lms == "auto" and not pattern:
+        with zipfile.ZipFile(archive) as z:
+            lms = which_lms([n for n in z.namelist() if n.endswith(".ipynb")])
+    (out / "lms.txt").write_text(("regex" if pattern else lms) + "\n", encoding="utf-8")
+    say(f"unpacked {archive.name}: {len(names)} students into {dest} (names: {out / 'roster.csv'})")
+    return dest, problems
+
+
+def name_students(found: Class, out: Path, worksheet) -> None:
+    """With Moodle's worksheet, the roster takes the names as Moodle shows them (the zip's went
+    through clean_filename)."""
+    if worksheet:
+        out.mkdir(parents=True, exist_ok=True)
+        named = {pid: name for pid, name in worksheet.names().items() if pid in found.students}
+        write_roster({**read_roster(out), **named}, out)
+
+
+def keep_assignment_notebooks(found: Class, notebooks: list[str] | None) -> None:
+    """A course notebook that is not part of this assignment is set aside, with a problem that says so."""
+    for student, files in found.students.items():
+        for name in sorted(set(files) - set(notebooks or course_notebooks())):
+            found.problems.append(
+                Problem(
+                    f"{student}/{files.pop(name).name}",
+                    student,
+                    "not part of this assignment (--notebooks); not graded",
+                )
+            )
+
+
+def warn_about_sandbox(config) -> None:
+    """Say loudly when student code is not walled in as docs/grading.md describes."""
+    sandbox = Sandbox(config=config)
+    if sandbox.resolved_mode() == "limits":
+        say(
+            "",
+            "!" * 78,
+            "WARNING: bubblewrap (bwrap) is not available, so student code is NOT walled in: it runs",
+            "with resource limits and a clean environment only, as the user running the grader, and can",
+            "read what that user can read. Grades are still decided outside the student's process.",
+            "Install it (Debian/Ubuntu: apt-get install bubblewrap) before grading a real class.",
+            "!" * 78,
+            "",
+        )
+    why = cgroup.available()
+    if why and sandbox.resolved_mode() != "off" and sandbox.cgroups != "off":
+        say(
+            "",
+            "WARNING: no cgroup per sandbox: " + why + ".",
+            "Each kernel process keeps its own memory, CPU-time and process limits, but a notebook's forked",
+            "processes together (and its shared memory) may use more than Sandbox.memory_bytes, and its",
+            "processes compete for the CPU with the other notebooks' (docs/grading.md).",
+            "",
+        )
+
+
+def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:
+    """The grade table, the problems and the review list on the terminal; the exit code."""
+    say("", grade_table(outcome.results, notebooks, outcome.roster), "")
+    problems = (
+        [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results if r.status in NOT_GRADED]
+        + [f"{r.student}/{r.notebook}: {r.feedback_error}" for r in outcome.results if r.feedback_error]
+        + [str(p) for p in outcome.problems]
+    )
+    if problems:
+        say("Problems (graded as 0 or not used):", *("  " + p for p in problems), "")
+    review = [f"{r.student}/{r.notebook}: {finding}" for r in outcome.results for finding in r.review]
+    if review:
+        say(
+            "For review (graded as usual; the code reaches for the grading machinery):",
+            *("  " + line for line in review[:50]),
+            "",
+        )
+    say(outcome.summary(), f"grades: {out / 'grades.csv'} (wide: grades_wide.csv, per test: results.json)")
+    if feedback:
+        say(f"feedback: {out / 'feedback'}/<student_id>/<notebook>.html")
+    if outcome.interrupted:
+        return INTERRUPTED
+    if outcome.count(ERROR):
+        say(
+            f"{outcome.count(ERROR)} notebook(s) could not be graded because of the grader or the machine "
+            "(status error, not cached): run the same command again to retry them."
+        )
+        return RETRY
+    return SOME_FAILED if outcome.count(*NOT_GRADED) or any(r.feedback_error for r in outcome.results) else OK
+
+
+def analyse(outcome, out: Path) -> None:
+    """The class's item analysis (per test: failures and the most common message; score spread)."""
+    from ..platforms.analysis import write_item_analysis
+
+    try:
+        _, page = write_item_analysis(outcome.results, out)
+        say(f"item analysis: {page} (and item_analysis.csv)")
+    except Exception as e:  # a report only: it never stops the grades from being written
+        say(f"the item analysis could not be written: {type(e).__name__}: {e}")
+
+
+def late_policy(due: str | None, times: str | None, penalty: float | None) -> dict:
+    """--due with Moodle's worksheet (or --submission-times): who was late, reported; with a penalty
+    (percent per started day), penalised: {student: (days, penalty)}."""
+    if not due:
+        return {}
+    from ..platforms.late import late_students, moodle_submission_times
+
+    deadline = datetime.fromisoformat(due)
+    if not times:
+        raise ValueError(
+            "--due needs --worksheet: Moodle's downloaded grading worksheet (its Last modified (submission) column)"
+        )
+    late = late_students(moodle_submission_times(Path(times)), deadline)
+    say(
+        f"late submissions (due {deadline:%Y-%m-%d %H:%M}): "
+        + (", ".join(f"{x.student} by {x.days} day(s) ({x.submitted:%Y-%m-%d %H:%M})" for x in late) or "none")
+    )
+    if not penalty:
+        if late:
+            say("  reported only; --late-penalty PERCENT (per started day) applies a penalty to the Moodle grade")
+        return {}
+    return {x.student: (x.days, penalty) for x in late}
+
+
+def load_worksheet(path: str | None):
+    """--worksheet: Moodle's grading worksheet as downloaded (None without one)."""
+    return lms_files.read_moodle_worksheet(Path(path)) if path else None
+
+
+def export_grades(
+    kinds: list[str], outcome, out: Path, column: str = "", language: str = "", late=None, worksheet=None
+) -> None:
+    """The exports of an outcome (for `merge` and the tests): see autograder.platforms.exports."""
+    settings = ExportSettings(language=language, worksheet=worksheet, late=late or {}, column=column)
+    write_exports(kinds, Job(outcome, out, settings))
