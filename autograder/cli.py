@@ -58,7 +58,7 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
     review = [f"{r.student}/{r.notebook}: {finding}" for r in outcome.results for finding in r.review]
     if review:
         say(
-            "For review (graded as usual; the code reaches for the grading machinery):",
+            "For review (graded as usual; the code reaches for the grading machinery or changed the course's tests):",
             *("  " + line for line in review[:50]),
             "",
         )
