@@ -1,0 +1,264 @@
+"""Which students' own code is alike, notebook by notebook: a list for the instructor to look at, never a penalty.
+
+A student's own code is what the student wrote: the solution cells and the cells the student added.
+The course's cells (given, tests, lesson cells left as they are) are left out, and what remains of the
+course's code inside them (the stubs' signatures and docstrings, a given helper pasted again) is the
+starter code: copydetect (winnowing, as MOSS; https://github.com/blingenf/copydetect, MIT) drops its
+fingerprints, so two students who share only what the course gave them score 0. copydetect reads code
+through its Python tokens — names become V/F, strings S, comments and spacing go — so renamed
+variables, reordered functions and changed comments do not hide a copy.
+
+A pair's score is the smaller of the two shares of each one's code found in the other (copydetect's
+two similarities): a short function that every correct solution writes alike does not put its
+author next to every long solution. Pairs at or above copydetect's display threshold are shown side
+by side in similarity.html, the shared passages marked; similarity.csv lists every pair with a
+score above 0, most similar first.
+
+The students' own code is kept in the work folder (similarity/<student>/<notebook>.json), so that
+`python -m autograder similarity OUT` compares a class again without its submissions. Fingerprints
+are not kept: copydetect hashes with Python's hash(), salted anew in every process.
+"""
+
+import hashlib
+import html
+import io
+import json
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+from ..course.cells import grade_id, is_solution
+from ..notebook.results import safe_text
+from .report import csv_writer
+
+NOISE = 25  # copydetect's defaults: no match shorter than 25 characters of its token text counts ...
+GUARANTEE = 25  # ... and every match of 25 is found (window 1)
+THRESHOLD = 0.33  # copydetect's DISPLAY_THRESHOLD: pairs at or above it are shown side by side
+FIELDS = ["notebook", "student_a", "student_b", "score"]
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
+
+
+def cell_source(cell) -> str:
+    source = cell.get("source", "") if isinstance(cell, dict) else ""
+    if isinstance(source, list):
+        source = "".join(s for s in source if isinstance(s, str))
+    return source if isinstance(source, str) else ""
+
+
+def code_cells(notebook) -> list:
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    return [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"] if isinstance(cells, list) else []
+
+
+def own_code(notebook, course_ids: set, course_sources: set) -> str:
+    """The student's own code in a submitted notebook (its JSON, any shape): solution cells and added
+    cells, not the course's cells (its grade ids) nor any cell left exactly as the course gave it (a stub
+    never touched, a lesson cell)."""
+    parts = []
+    for cell in code_cells(notebook):
+        source = cell_source(cell)
+        if source not in course_sources and (is_solution(cell) or grade_id(cell) not in course_ids):
+            parts.append(source.strip("\n"))
+    return "\n\n".join(p for p in parts if p.strip()) + "\n"
+
+
+@dataclass(frozen=True)
+class Starter:
+    """What the course gave in one notebook: its grade ids, its code cells (the starter code)."""
+
+    ids: set
+    sources: set
+
+    @classmethod
+    def of(cls, release) -> "Starter":
+        cells = code_cells(release)
+        return cls({grade_id(c) for c in cells if grade_id(c)}, {cell_source(c) for c in cells})
+
+    def code(self) -> list[str]:
+        return sorted(self.sources)
+
+
+# -- the store: each student's own code per notebook, kept in the work folder ---------------------
+def store_path(work: Path, student: str, notebook: str) -> Path:
+    return Path(work) / "similarity" / student / f"{notebook}.json"
+
+
+def remember_code(work: Path, student: str, notebook: str, path: Path, starter: Starter) -> None:
+    """Extract and keep the student's own code of `path` (skipped when the file did not change)."""
+    target = store_path(work, student, notebook)
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return
+    key = hashlib.sha256(data + json.dumps(starter.code()).encode()).hexdigest()
+    try:
+        if json.loads(target.read_text(encoding="utf-8")).get("key") == key:
+            return
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        code = own_code(json.loads(data.decode("utf-8")), starter.ids, starter.sources)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        code = ""  # unreadable: the grader reports it; nothing to compare
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps({"key": key, "code": code}, ensure_ascii=False), encoding="utf-8")
+
+
+def stored_code(work: Path, students: list[str], notebook: str) -> dict[str, str]:
+    codes = {}
+    for student in students:
+        try:
+            codes[student] = json.loads(store_path(work, student, notebook).read_text(encoding="utf-8"))["code"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return codes
+
+
+# -- comparing ------------------------------------------------------------------------------------
+@dataclass
+class Pair:
+    notebook: str
+    a: str
+    b: str
+    score: float
+    code_a: str = ""
+    code_b: str = ""
+    slices_a: tuple = ()
+    slices_b: tuple = ()
+
+
+def fingerprints(codes: dict[str, str], starter_code: list[str]) -> dict:
+    """copydetect's fingerprints of each student's code, without any of the starter code's (every k-gram
+    of each starter cell, as copydetect takes its boilerplate files)."""
+    from copydetect import CodeFingerprint  # imported here: matplotlib comes with it
+
+    def fingerprint(code, boilerplate=None, window=GUARANTEE - NOISE + 1):
+        return CodeFingerprint("code.py", NOISE, window, boilerplate, language="python", fp=io.StringIO(code))
+
+    starter = sorted(set().union(*(fingerprint(code, window=1).hashes for code in starter_code)))
+    return {s: fingerprint(code, starter) for s, code in codes.items() if code.strip()}
+
+
+def compare(notebook: str, codes: dict[str, str], starter_code: list[str]) -> list[Pair]:
+    """Every pair of students with a score above 0, most similar first."""
+    from copydetect import compare_files
+
+    prints = fingerprints(codes, starter_code)
+    pairs = []
+    for a, b in combinations(sorted(prints), 2):
+        _, (share_a, share_b), (slices_a, slices_b) = compare_files(prints[a], prints[b])
+        score = round(float(min(share_a, share_b)), 3)
+        if score > 0:
+            pairs.append(Pair(notebook, a, b, score, codes[a], codes[b], spans(slices_a), spans(slices_b)))
+    return sorted(pairs, key=lambda p: (-p.score, p.a, p.b))
+
+
+def spans(slices) -> tuple:
+    return tuple(zip(*(list(map(int, row)) for row in slices))) if len(slices) and len(slices[0]) else ()
+
+
+def compare_class(work: Path, students: list[str], notebooks: dict) -> list[Pair]:
+    """notebooks: name → Starter. Every notebook's pairs, the notebooks in course order."""
+    pairs = []
+    for name, starter in notebooks.items():
+        pairs += compare(name, stored_code(work, students, name), starter.code())
+    return pairs
+
+
+# -- the report -----------------------------------------------------------------------------------
+def write_csv(pairs: list[Pair], path: Path) -> Path:
+    ranked = sorted(pairs, key=lambda p: -p.score)  # stable: notebooks stay in course order among equals
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv_writer(f)
+        writer.writerow(FIELDS)
+        writer.writerows([p.notebook, p.a, p.b, f"{p.score:.3f}"] for p in ranked)
+    return path
+
+
+STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1400px;margin:2em auto;padding:0 1em;
+color:#1f2328;line-height:1.5}
+h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #d0d7de}
+h3{font-size:1.05em;margin:1.4em 0 .4em} .note{color:#57606a}
+table{border-collapse:collapse;margin:.6em 0} td,th{border:1px solid #d0d7de;padding:.3em .6em;text-align:left}
+th{background:#f6f8fa} td.score{text-align:right;font-variant-numeric:tabular-nums}
+.pair{display:grid;grid-template-columns:1fr 1fr;gap:.3em 1em}
+.pair h4{margin:.2em 0;font-size:.95em;overflow-wrap:anywhere}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.7em;border-radius:6px;font-size:.85em;
+margin:0;max-height:40em;overflow:auto}
+mark{background:#ffe08a;color:inherit}
+"""  # noqa: E501
+
+
+def label(student: str, roster: dict) -> str:
+    name = roster.get(student, "")
+    return f"{name} ({student})" if name and name != student else student
+
+
+def marked(code: str, slices: tuple) -> str:
+    """`code`, escaped, with the shared passages in <mark>."""
+    parts, at = [], 0
+    for start, end in sorted(slices):
+        start, end = max(start, at), min(end, len(code))
+        if start >= end:
+            continue
+        parts += [html.escape(code[at:start]), "<mark>", html.escape(code[start:end]), "</mark>"]
+        at = end
+    return "".join([*parts, html.escape(code[at:])])
+
+
+def pair_html(pair: Pair, roster: dict, anchor: str) -> str:
+    sides = ((pair.a, pair.code_a, pair.slices_a), (pair.b, pair.code_b, pair.slices_b))
+    heads = "".join(f"<h4>{html.escape(label(student, roster))}</h4>" for student, _, _ in sides)
+    codes = "".join(f"<pre>{marked(code, slices)}</pre>" for _, code, slices in sides)
+    return (
+        f'<h3 id="{anchor}">{html.escape(label(pair.a, roster))} — {html.escape(label(pair.b, roster))}: '
+        f'{pair.score:.2f}</h3><div class="pair">{heads}{codes}</div>'
+    )
+
+
+def notebook_html(number: int, notebook: str, pairs: list[Pair], roster: dict) -> str:
+    shown = [p for p in pairs if p.score >= THRESHOLD]
+    anchors = [f"n{number}-{i}" for i in range(len(shown))]
+    head = f"<h2>{html.escape(notebook)}</h2>"
+    if not shown:
+        return head + f'<p class="note">Ни одной пары от {THRESHOLD:.2f}; всего пар с общим кодом: {len(pairs)}.</p>'
+    rows = "".join(
+        f"<tr><td>{html.escape(label(p.a, roster))}</td><td>{html.escape(label(p.b, roster))}</td>"
+        f'<td class="score"><a href="#{anchor}">{p.score:.2f}</a></td></tr>'
+        for p, anchor in zip(shown, anchors)
+    )
+    rest = len(pairs) - len(shown)
+    return (
+        head + f"<table><tr><th>студент</th><th>студент</th><th>сходство</th></tr>{rows}</table>"
+        f'<p class="note">Ниже порога ещё пар: {rest} (все — в similarity.csv).</p>'
+        + "".join(pair_html(p, roster, anchor) for p, anchor in zip(shown, anchors))
+    )
+
+
+def page(pairs: list[Pair], notebooks: list[str], roster: dict) -> str:
+    compared = [n for n in notebooks if any(p.notebook == n for p in pairs)]
+    body = "".join(notebook_html(i, n, [p for p in pairs if p.notebook == n], roster) for i, n in enumerate(compared))
+    if not compared:
+        body = '<p class="note">Ни у одной пары студентов нет общего кода.</p>'
+    quiet = [n for n in notebooks if n not in compared]
+    if quiet:
+        body += f'<p class="note">Без общего кода у всех пар (или не сдан): {html.escape(", ".join(quiet))}.</p>'
+    return safe_text(
+        f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Сходство решений</title><style>{STYLE}</style></head><body>"
+        f"<h1>Сходство решений</h1>"
+        f'<p class="note">Сравнивается только код студентов (ячейки решений и добавленные ячейки), без кода, '
+        f"данного курсом. Сходство — доля кода каждого из двоих, найденная у другого (меньшая из двух; "
+        f"copydetect, winnowing как в MOSS). Это список, который стоит просмотреть, а не доказательство "
+        f"списывания и не штраф: похожий код бывает и у честно решивших.</p>{body}</body></html>"
+    )
+
+
+def write_report(pairs: list[Pair], notebooks: list[str], roster: dict, out: Path) -> tuple[Path, Path]:
+    csv_path = write_csv(pairs, Path(out) / "similarity.csv")
+    html_path = Path(out) / "similarity.html"
+    html_path.write_text(page(pairs, notebooks, roster), encoding="utf-8")
+    return csv_path, html_path
