@@ -1,4 +1,4 @@
-"""python -m autograder release | bundle | grade | merge | check | demo
+"""python -m autograder release | bundle | grade | merge | similarity | check | demo
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
@@ -447,7 +447,7 @@ def run_grading(
 def compare_students(students: dict, notebooks: list[str], out: Path, work: Path) -> None:
     """The similarity report of the class (OUT/similarity.csv and .html): each student's own code,
     kept in the work folder, compared notebook by notebook. A list to look at, never a penalty."""
-    from .platforms import similarity
+    from .classroom import similarity
 
     try:
         starters = {name: similarity.Starter.of(CourseNotebook.load(name).release) for name in notebooks}
@@ -461,7 +461,7 @@ def compare_students(students: dict, notebooks: list[str], out: Path, work: Path
 
 
 def write_similarity(students: list[str], starters: dict, out: Path, work: Path) -> None:
-    from .platforms import similarity
+    from .classroom import similarity
 
     pairs = similarity.compare_class(work, students, starters)
     _, page = similarity.write_report(pairs, list(starters), read_roster(out), out)
@@ -471,7 +471,7 @@ def write_similarity(students: list[str], starters: dict, out: Path, work: Path)
 
 def cmd_similarity(args) -> int:
     """The similarity report of a graded class again, from the code its last `grade` run kept."""
-    from .platforms import similarity
+    from .classroom import similarity
 
     out = Path(args.out).resolve()
     record = grading_json(out)

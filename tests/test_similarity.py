@@ -19,11 +19,11 @@ import pytest
 from conftest import ROOT, grade
 from mistakes import ALTERNATIVES
 
+from autograder.classroom.similarity import THRESHOLD
 from autograder.cli import compare_students
 from autograder.course.course import CourseNotebook
 from autograder.course.simulate import solution_sources, submission, write
 from autograder.platforms.report import write_roster
-from autograder.platforms.similarity import THRESHOLD
 
 NOTEBOOKS = ["01_hand_example", "02_byte_level_training"]
 FORMULA = '=HYPERLINK("evil.example","x")'
@@ -91,9 +91,7 @@ def report(tmp_path_factory):
     out.mkdir()
     write_roster(NAMES, out)
     compare_students(students, NOTEBOOKS, out, out / "work")
-    with open(out / "similarity.csv", newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    return out, rows
+    return out, csv_rows(out)
 
 
 def test_the_catalogue_has_independent_styles_for_every_function():
@@ -174,3 +172,22 @@ def test_grade_writes_the_report_and_the_similarity_command_writes_it_again(tmp_
     assert again.returncode == 0, again.stdout + again.stderr
     assert (out / "similarity.csv").read_text(encoding="utf-8") == before
     assert "similarity:" in again.stdout
+
+
+def test_a_file_that_is_no_longer_a_notebook_leaves_nothing_to_compare(tmp_path):
+    """A student who replaces the copy with a broken file is no longer listed (the kept code is not stale)."""
+    notebook = NOTEBOOKS[0]
+    klass = class_of(notebook)
+    students = {s: {notebook: write(klass[s], tmp_path / s / f"{notebook}.ipynb")} for s in ("style1", COPIER)}
+    out = tmp_path / "out"
+    out.mkdir()
+    compare_students(students, [notebook], out, out / "work")
+    assert len(csv_rows(out)) == 1
+    students[COPIER][notebook].write_text('{"cells": [', encoding="utf-8")
+    compare_students(students, [notebook], out, out / "work")
+    assert csv_rows(out) == []
+
+
+def csv_rows(out) -> list:
+    with open(out / "similarity.csv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))

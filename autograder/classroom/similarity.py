@@ -29,11 +29,15 @@ from pathlib import Path
 
 from ..course.cells import grade_id, is_solution
 from ..notebook.results import safe_text
-from .report import csv_writer
+from ..notebook.sanitize import MAX_NOTEBOOK_BYTES
+from ..platforms.report import csv_writer
+from .cache import atomic_write
 
 NOISE = 25  # copydetect's defaults: no match shorter than 25 characters of its token text counts ...
 GUARANTEE = 25  # ... and every match of 25 is found (window 1)
 THRESHOLD = 0.33  # copydetect's DISPLAY_THRESHOLD: pairs at or above it are shown side by side
+MAX_CODE = 100_000  # characters of a student's own code compared per notebook (honest solutions: a few thousand)
+SIDE_BY_SIDE = 30  # pairs per notebook shown side by side (the table lists every pair above the threshold)
 FIELDS = ["notebook", "student_a", "student_b", "score"]
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
 
@@ -84,24 +88,28 @@ def store_path(work: Path, student: str, notebook: str) -> Path:
 
 
 def remember_code(work: Path, student: str, notebook: str, path: Path, starter: Starter) -> None:
-    """Extract and keep the student's own code of `path` (skipped when the file did not change)."""
+    """Keep the student's own code of the submitted file `path` (its extraction skipped when neither the
+    file nor the course's starter code changed). A file that cannot be read leaves nothing to compare."""
     target = store_path(work, student, notebook)
     try:
-        data = Path(path).read_bytes()
+        data = Path(path).read_bytes() if Path(path).stat().st_size <= MAX_NOTEBOOK_BYTES else b""
     except OSError:
-        return
+        data = b""
     key = hashlib.sha256(data + json.dumps(starter.code()).encode()).hexdigest()
     try:
         if json.loads(target.read_text(encoding="utf-8")).get("key") == key:
             return
     except (OSError, ValueError, AttributeError):
         pass
-    try:
-        code = own_code(json.loads(data.decode("utf-8")), starter.ids, starter.sources)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        code = ""  # unreadable: the grader reports it; nothing to compare
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps({"key": key, "code": code}, ensure_ascii=False), encoding="utf-8")
+    atomic_write(target, json.dumps({"key": key, "code": code_of(data, starter)}, ensure_ascii=False))
+
+
+def code_of(data: bytes, starter: Starter) -> str:
+    try:
+        return own_code(json.loads(data.decode("utf-8")), starter.ids, starter.sources)[:MAX_CODE]
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return ""  # not a notebook: the grader reports it
 
 
 def stored_code(work: Path, students: list[str], notebook: str) -> dict[str, str]:
@@ -218,22 +226,28 @@ def pair_html(pair: Pair, roster: dict, anchor: str) -> str:
 
 
 def notebook_html(number: int, notebook: str, pairs: list[Pair], roster: dict) -> str:
-    shown = [p for p in pairs if p.score >= THRESHOLD]
-    anchors = [f"n{number}-{i}" for i in range(len(shown))]
+    """The notebook's pairs at or above the threshold: a table of them all, the first SIDE_BY_SIDE shown."""
+    above = [p for p in pairs if p.score >= THRESHOLD]
     head = f"<h2>{html.escape(notebook)}</h2>"
-    if not shown:
+    if not above:
         return head + f'<p class="note">Ни одной пары от {THRESHOLD:.2f}; всего пар с общим кодом: {len(pairs)}.</p>'
+    shown = above[:SIDE_BY_SIDE]
+    anchors = [f"n{number}-{i}" for i in range(len(shown))]
     rows = "".join(
         f"<tr><td>{html.escape(label(p.a, roster))}</td><td>{html.escape(label(p.b, roster))}</td>"
-        f'<td class="score"><a href="#{anchor}">{p.score:.2f}</a></td></tr>'
-        for p, anchor in zip(shown, anchors)
+        f'<td class="score">{score_link(p, anchors[i] if i < len(anchors) else "")}</td></tr>'
+        for i, p in enumerate(above)
     )
-    rest = len(pairs) - len(shown)
+    more = f" Рядом показаны первые {len(shown)} из {len(above)}." if len(shown) < len(above) else ""
     return (
         head + f"<table><tr><th>студент</th><th>студент</th><th>сходство</th></tr>{rows}</table>"
-        f'<p class="note">Ниже порога ещё пар: {rest} (все — в similarity.csv).</p>'
+        f'<p class="note">Ниже порога ещё пар: {len(pairs) - len(above)} (все — в similarity.csv).{more}</p>'
         + "".join(pair_html(p, roster, anchor) for p, anchor in zip(shown, anchors))
     )
+
+
+def score_link(pair: Pair, anchor: str) -> str:
+    return f'<a href="#{anchor}">{pair.score:.2f}</a>' if anchor else f"{pair.score:.2f}"
 
 
 def page(pairs: list[Pair], notebooks: list[str], roster: dict) -> str:
