@@ -469,6 +469,22 @@ def write_similarity(students: list[str], starters: dict, out: Path, work: Path)
     say(f"similarity: {page} ({shown} pairs at or above {similarity.THRESHOLD:g}; all in similarity.csv)")
 
 
+def merge_similarity(parts: list[Path], outcome, out: Path) -> None:
+    """The similarity report of merged shards: each shard kept the code of the whole class (a shard grades
+    its part, but compares everyone); their kept code is gathered into OUT's work folder and compared."""
+    from .classroom import similarity
+
+    try:
+        for part in parts:
+            store = Path(grading_json(part).get("work") or part / "work") / "similarity"
+            if store.is_dir():
+                shutil.copytree(store, out / "work" / "similarity", dirs_exist_ok=True)
+        starters = {n: similarity.Starter.of(CourseNotebook.load(n).release) for n in outcome.notebooks}
+        write_similarity(sorted({r.student for r in outcome.results}), starters, out, out / "work")
+    except Exception as e:  # a report only: it never stops the grades from being written
+        say(f"the similarity report could not be written: {type(e).__name__}: {e}")
+
+
 def cmd_similarity(args) -> int:
     """The similarity report of a graded class again, from the code its last `grade` run kept."""
     from .classroom import similarity
@@ -567,6 +583,7 @@ def cmd_merge(args) -> int:
     recorded = merge_gradebook([Path(p) for p in args.parts], outcome, course.root)
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
     analyse(outcome, out)
+    merge_similarity([Path(p) for p in args.parts], outcome, out)
     say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
     try:
         late = late_policy(args)
