@@ -19,8 +19,9 @@ import pytest
 from conftest import ROOT, grade
 from mistakes import ALTERNATIVES
 
+from autograder.classroom import similarity
 from autograder.classroom.similarity import THRESHOLD
-from autograder.cli import compare_students
+from autograder.cli import compare_students, write_similarity
 from autograder.course.course import CourseNotebook
 from autograder.course.simulate import solution_sources, submission, write
 from autograder.platforms.report import write_roster
@@ -191,3 +192,14 @@ def test_a_file_that_is_no_longer_a_notebook_leaves_nothing_to_compare(tmp_path)
 def csv_rows(out) -> list:
     with open(out / "similarity.csv", newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
+
+
+def test_a_rerun_with_no_code_changed_compares_nothing_and_writes_the_same(report, monkeypatch):
+    out, _ = report
+    files = [out / "similarity.csv", out / "similarity.html"]
+    before = [f.read_text(encoding="utf-8") for f in files]
+    students = sorted(p.name for p in (out / "work" / "similarity").iterdir())
+    starters = {n: similarity.Starter.of(CourseNotebook.load(n).release) for n in NOTEBOOKS}
+    monkeypatch.setattr(similarity, "compare", lambda *a: pytest.fail("compared again"))
+    write_similarity(students, starters, out, out / "work")
+    assert [f.read_text(encoding="utf-8") for f in files] == before

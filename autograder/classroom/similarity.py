@@ -15,8 +15,10 @@ by side in similarity.html, the shared passages marked; similarity.csv lists eve
 score above 0, most similar first.
 
 The students' own code is kept in the work folder (similarity/<student>/<notebook>.json), so that
-`python -m autograder similarity OUT` compares a class again without its submissions. Fingerprints
-are not kept: copydetect hashes with Python's hash(), salted anew in every process.
+`python -m autograder similarity OUT` compares a class again without its submissions, and so are a
+notebook's pairs (similarity-pairs/<notebook>.json), reused while no one's code changed: a rerun with
+nothing new compares nothing. Fingerprints are not kept: copydetect hashes with Python's hash(),
+salted anew in every process.
 """
 
 import hashlib
@@ -169,7 +171,26 @@ def compare_class(work: Path, students: list[str], notebooks: dict) -> list[Pair
     """notebooks: name → Starter. Every notebook's pairs, the notebooks in course order."""
     pairs = []
     for name, starter in notebooks.items():
-        pairs += compare(name, stored_code(work, students, name), starter.code())
+        pairs += compared(work, name, stored_code(work, students, name), starter.code())
+    return pairs
+
+
+def compared(work: Path, notebook: str, codes: dict[str, str], starter_code: list[str]) -> list[Pair]:
+    """`compare`'s pairs, those of the last run while no student's code and no starter code changed."""
+    key = hashlib.sha256(json.dumps([sorted(codes.items()), starter_code, NOISE, GUARANTEE]).encode()).hexdigest()
+    path = Path(work) / "similarity-pairs" / f"{notebook}.json"
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        if entry["key"] == key:
+            return [
+                Pair(notebook, a, b, score, codes[a], codes[b], tuple(map(tuple, sa)), tuple(map(tuple, sb)))
+                for a, b, score, sa, sb in entry["pairs"]
+            ]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    pairs = compare(notebook, codes, starter_code)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps({"key": key, "pairs": [[p.a, p.b, p.score, p.slices_a, p.slices_b] for p in pairs]}))
     return pairs
 
 
