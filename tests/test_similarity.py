@@ -10,9 +10,11 @@ import builtins
 import csv
 import io
 import keyword
+import re
 import subprocess
 import sys
 import tokenize
+from html import unescape
 
 import nbformat
 import pytest
@@ -138,12 +140,17 @@ def test_the_page_shows_the_pair_side_by_side_names_escaped_shared_code_marked(r
 
 
 def test_the_given_code_is_never_marked_as_shared(report):
+    """Neither a given cell pasted again nor a stub's docstring kept above a solution is marked."""
     out, _ = report
     page = (out / "similarity.html").read_text(encoding="utf-8")
+    marked = {line.strip() for m in re.findall("<mark>(.*?)</mark>", page, re.S) for line in unescape(m).splitlines()}
     for notebook in NOTEBOOKS:
-        for source in CourseNotebook.load(notebook).given.values():
-            longest = max(source.splitlines(), key=len)
-            assert f"<mark>{longest}" not in page
+        course = CourseNotebook.load(notebook)
+        stubs = [c.source for c in course.release.cells if c.metadata.get("nbgrader", {}).get("solution")]
+        docstrings = similarity.given_text(stubs)
+        assert docstrings and not docstrings & marked
+        for source in course.given.values():
+            assert max(source.splitlines(), key=len).strip() not in marked
 
 
 def test_grade_writes_the_report_and_the_similarity_command_writes_it_again(tmp_path):
@@ -203,3 +210,21 @@ def test_a_rerun_with_no_code_changed_compares_nothing_and_writes_the_same(repor
     monkeypatch.setattr(similarity, "compare", lambda *a: pytest.fail("compared again"))
     write_similarity(students, starters, out, out / "work")
     assert [f.read_text(encoding="utf-8") for f in files] == before
+
+
+def test_own_code_is_solutions_and_changed_cells_never_tests_or_untouched_course_cells():
+    notebook = NOTEBOOKS[1]
+    course = CourseNotebook.load(notebook)
+    starter = similarity.Starter.of(course.release)
+    nb = submission(notebook, solved=False)
+    given, test = next(iter(course.given)), next(iter(course.tests))
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == given:
+            cell.source = "def hidden_in_a_given_cell(x):\n    return x * 2\n"
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == test:
+            cell.source = "def hidden_in_a_test_cell(x):\n    return x * 3\n"
+    nb.cells.append(nbformat.v4.new_code_cell("def added_by_the_student():\n    pass\n"))
+    code = similarity.own_code(nb, starter.test_ids, starter.sources)
+    assert "hidden_in_a_given_cell" in code and "added_by_the_student" in code
+    assert "hidden_in_a_test_cell" not in code
+    assert not any(source.strip() and source in code for source in starter.sources)

@@ -1,8 +1,8 @@
 """Which students' own code is alike, notebook by notebook: a list for the instructor to look at, never a penalty.
 
-A student's own code is what the student wrote: the solution cells and the cells the student added.
-The course's cells (given, tests, lesson cells left as they are) are left out, and what remains of the
-course's code inside them (the stubs' signatures and docstrings, a given helper pasted again) is the
+A student's own code is what the student wrote: the solution cells and the cells the student added
+or changed. The course's cells (tests; given and lesson cells left as they are) are left out, and what
+remains of the course's code in the rest (the stubs' signatures and docstrings, a given helper pasted again) is the
 starter code: copydetect (winnowing, as MOSS; https://github.com/blingenf/copydetect, MIT) drops its
 fingerprints, so two students who share only what the course gave them score 0. copydetect reads code
 through its Python tokens — names become V/F, strings S, comments and spacing go — so renamed
@@ -25,11 +25,12 @@ import hashlib
 import html
 import io
 import json
+import tokenize
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from ..course.cells import grade_id, is_solution
+from ..course.cells import grade_id, is_solution, is_test
 from ..notebook.results import safe_text
 from ..notebook.sanitize import MAX_NOTEBOOK_BYTES
 from ..platforms.report import csv_writer
@@ -39,6 +40,7 @@ NOISE = 25  # copydetect's defaults: no match shorter than 25 characters of its 
 GUARANTEE = 25  # ... and every match of 25 is found (window 1)
 THRESHOLD = 0.33  # copydetect's DISPLAY_THRESHOLD: pairs at or above it are shown side by side
 MAX_CODE = 100_000  # characters of a student's own code compared per notebook (honest solutions: a few thousand)
+PAIRS_FORMAT = 2  # of the kept pairs (similarity-pairs/): changed when how a pair is made changes
 SIDE_BY_SIDE = 30  # pairs per notebook shown side by side (the table lists every pair above the threshold)
 FIELDS = ["notebook", "student_a", "student_b", "score"]
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
@@ -56,29 +58,29 @@ def code_cells(notebook) -> list:
     return [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"] if isinstance(cells, list) else []
 
 
-def own_code(notebook, course_ids: set, course_sources: set) -> str:
-    """The student's own code in a submitted notebook (its JSON, any shape): solution cells and added
-    cells, not the course's cells (its grade ids) nor any cell left exactly as the course gave it (a stub
-    never touched, a lesson cell)."""
+def own_code(notebook, test_ids: set, course_sources: set) -> str:
+    """The student's own code in a submitted notebook (its JSON, any shape): solution cells, cells the
+    student added or changed; not the test cells (the course's own run in their place) nor any cell left
+    exactly as the course gave it (a stub never touched, a given or lesson cell)."""
     parts = []
     for cell in code_cells(notebook):
         source = cell_source(cell)
-        if source not in course_sources and (is_solution(cell) or grade_id(cell) not in course_ids):
+        if source not in course_sources and (is_solution(cell) or grade_id(cell) not in test_ids):
             parts.append(source.strip("\n"))
     return "\n\n".join(p for p in parts if p.strip()) + "\n"
 
 
 @dataclass(frozen=True)
 class Starter:
-    """What the course gave in one notebook: its grade ids, its code cells (the starter code)."""
+    """What the course gave in one notebook: its test cells' grade ids, its code cells (the starter code)."""
 
-    ids: set
+    test_ids: set
     sources: set
 
     @classmethod
     def of(cls, release) -> "Starter":
         cells = code_cells(release)
-        return cls({grade_id(c) for c in cells if grade_id(c)}, {cell_source(c) for c in cells})
+        return cls({grade_id(c) for c in cells if is_test(c)}, {cell_source(c) for c in cells})
 
     def code(self) -> list[str]:
         return sorted(self.sources)
@@ -109,7 +111,7 @@ def remember_code(work: Path, student: str, notebook: str, path: Path, starter: 
 
 def code_of(data: bytes, starter: Starter) -> str:
     try:
-        return own_code(json.loads(data.decode("utf-8")), starter.ids, starter.sources)[:MAX_CODE]
+        return own_code(json.loads(data.decode("utf-8")), starter.test_ids, starter.sources)[:MAX_CODE]
     except (ValueError, UnicodeDecodeError, RecursionError):
         return ""  # not a notebook: the grader reports it
 
@@ -154,17 +156,50 @@ def compare(notebook: str, codes: dict[str, str], starter_code: list[str]) -> li
     from copydetect import compare_files
 
     prints = fingerprints(codes, starter_code)
+    given = given_text(starter_code)
     pairs = []
     for a, b in combinations(sorted(prints), 2):
         _, (share_a, share_b), (slices_a, slices_b) = compare_files(prints[a], prints[b])
         score = round(float(min(share_a, share_b)), 3)
         if score > 0:
-            pairs.append(Pair(notebook, a, b, score, codes[a], codes[b], spans(slices_a), spans(slices_b)))
+            marks_a, marks_b = spans(codes[a], slices_a, given), spans(codes[b], slices_b, given)
+            pairs.append(Pair(notebook, a, b, score, codes[a], codes[b], marks_a, marks_b))
     return sorted(pairs, key=lambda p: (-p.score, p.a, p.b))
 
 
-def spans(slices) -> tuple:
-    return tuple(zip(*(list(map(int, row)) for row in slices))) if len(slices) and len(slices[0]) else ()
+def given_text(starter_code: list[str]) -> set:
+    """The lines of the starter code's docstrings and comments: copydetect reads a docstring as one
+    token, so a match that takes it in would mark the stub's whole docstring as shared."""
+    lines = set()
+    for source in starter_code:
+        try:
+            tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)]
+        except (tokenize.TokenError, SyntaxError):
+            continue
+        for token in tokens:
+            if token.type in (tokenize.STRING, tokenize.COMMENT):
+                lines |= {line.strip() for line in token.string.splitlines() if line.strip()}
+    return lines
+
+
+def spans(code: str, slices, given: set) -> tuple:
+    """copydetect's slices of `code` as (start, end) pairs, without the lines of the starter's text."""
+    marked = bytearray(len(code))
+    for start, end in zip(*slices) if len(slices) and len(slices[0]) else ():
+        marked[int(start) : int(end)] = b"\x01" * len(marked[int(start) : int(end)])
+    at = 0
+    for line in code.splitlines(keepends=True):
+        if line.strip() in given:
+            marked[at : at + len(line)] = bytes(len(marked[at : at + len(line)]))
+        at += len(line)
+    runs, start = [], None
+    for i, flag in enumerate([*marked, 0]):
+        if flag and start is None:
+            start = i
+        elif not flag and start is not None:
+            runs.append((start, i))
+            start = None
+    return tuple(runs)
 
 
 def compare_class(work: Path, students: list[str], notebooks: dict) -> list[Pair]:
@@ -177,7 +212,8 @@ def compare_class(work: Path, students: list[str], notebooks: dict) -> list[Pair
 
 def compared(work: Path, notebook: str, codes: dict[str, str], starter_code: list[str]) -> list[Pair]:
     """`compare`'s pairs, those of the last run while no student's code and no starter code changed."""
-    key = hashlib.sha256(json.dumps([sorted(codes.items()), starter_code, NOISE, GUARANTEE]).encode()).hexdigest()
+    what = [PAIRS_FORMAT, sorted(codes.items()), starter_code, NOISE, GUARANTEE]
+    key = hashlib.sha256(json.dumps(what).encode()).hexdigest()
     path = Path(work) / "similarity-pairs" / f"{notebook}.json"
     try:
         entry = json.loads(path.read_text(encoding="utf-8"))
