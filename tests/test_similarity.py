@@ -228,3 +228,10 @@ def test_own_code_is_solutions_and_changed_cells_never_tests_or_untouched_course
     assert "hidden_in_a_given_cell" in code and "added_by_the_student" in code
     assert "hidden_in_a_test_cell" not in code
     assert not any(source.strip() and source in code for source in starter.sources)
+
+
+def test_the_similarity_command_refuses_a_folder_that_was_not_graded(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "similarity", str(tmp_path)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert run.returncode == 2 and "not a grade output folder" in run.stdout + run.stderr
