@@ -450,7 +450,7 @@ def compare_students(students: dict, notebooks: list[str], out: Path, work: Path
     from .classroom import similarity
 
     try:
-        starters = {name: similarity.Starter.of(CourseNotebook.load(name).release) for name in notebooks}
+        starters = similarity.starters(notebooks)
         for student, files in students.items():
             for name, path in files.items():
                 if name in starters:
@@ -464,7 +464,8 @@ def write_similarity(students: list[str], starters: dict, out: Path, work: Path)
     from .classroom import similarity
 
     pairs = similarity.compare_class(work, students, starters)
-    _, page = similarity.write_report(pairs, list(starters), read_roster(out), out)
+    titles = {name: starter.title or name for name, starter in starters.items()}
+    _, page = similarity.write_report(pairs, titles, read_roster(out), out)
     shown = sum(p.score >= similarity.THRESHOLD for p in pairs)
     say(f"similarity: {page} ({shown} pairs at or above {similarity.THRESHOLD:g}; all in similarity.csv)")
 
@@ -479,8 +480,9 @@ def merge_similarity(parts: list[Path], outcome, out: Path) -> None:
             store = Path(grading_json(part).get("work") or part / "work") / "similarity"
             if store.is_dir():
                 shutil.copytree(store, out / "work" / "similarity", dirs_exist_ok=True)
-        starters = {n: similarity.Starter.of(CourseNotebook.load(n).release) for n in outcome.notebooks}
-        write_similarity(sorted({r.student for r in outcome.results}), starters, out, out / "work")
+        write_similarity(
+            sorted({r.student for r in outcome.results}), similarity.starters(outcome.notebooks), out, out / "work"
+        )
     except Exception as e:  # a report only: it never stops the grades from being written
         say(f"the similarity report could not be written: {type(e).__name__}: {e}")
 
@@ -500,7 +502,7 @@ def cmd_similarity(args) -> int:
     students = sorted(p.name for p in store.iterdir() if p.is_dir()) if store.is_dir() else []
     graded = {r.get("student") for r in read_results(out)}
     students = [s for s in students if s in graded] if graded else students
-    write_similarity(students, {n: similarity.Starter.of(CourseNotebook.load(n).release) for n in names}, out, work)
+    write_similarity(students, similarity.starters(names), out, work)
     return OK
 
 

@@ -206,7 +206,7 @@ def test_a_rerun_with_no_code_changed_compares_nothing_and_writes_the_same(repor
     files = [out / "similarity.csv", out / "similarity.html"]
     before = [f.read_text(encoding="utf-8") for f in files]
     students = sorted(p.name for p in (out / "work" / "similarity").iterdir())
-    starters = {n: similarity.Starter.of(CourseNotebook.load(n).release) for n in NOTEBOOKS}
+    starters = similarity.starters(NOTEBOOKS)
     monkeypatch.setattr(similarity, "compare", lambda *a: pytest.fail("compared again"))
     write_similarity(students, starters, out, out / "work")
     assert [f.read_text(encoding="utf-8") for f in files] == before
@@ -215,7 +215,7 @@ def test_a_rerun_with_no_code_changed_compares_nothing_and_writes_the_same(repor
 def test_own_code_is_solutions_and_changed_cells_never_tests_or_untouched_course_cells():
     notebook = NOTEBOOKS[1]
     course = CourseNotebook.load(notebook)
-    starter = similarity.Starter.of(course.release)
+    starter = similarity.Starter.of(course)
     nb = submission(notebook, solved=False)
     given, test = next(iter(course.given)), next(iter(course.tests))
     for cell in nb.cells:

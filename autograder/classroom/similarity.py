@@ -31,6 +31,7 @@ from itertools import combinations
 from pathlib import Path
 
 from ..course.cells import grade_id, is_solution, is_test
+from ..course.course import CourseNotebook
 from ..notebook.results import safe_text
 from ..notebook.sanitize import MAX_NOTEBOOK_BYTES
 from ..platforms.report import csv_writer
@@ -76,14 +77,20 @@ class Starter:
 
     test_ids: set
     sources: set
+    title: str = ""
 
     @classmethod
-    def of(cls, release) -> "Starter":
-        cells = code_cells(release)
-        return cls({grade_id(c) for c in cells if is_test(c)}, {cell_source(c) for c in cells})
+    def of(cls, course: CourseNotebook) -> "Starter":
+        cells = code_cells(course.release)
+        return cls({grade_id(c) for c in cells if is_test(c)}, {cell_source(c) for c in cells}, course.title)
 
     def code(self) -> list[str]:
         return sorted(self.sources)
+
+
+def starters(notebooks: list[str]) -> dict[str, Starter]:
+    """Each course notebook's starter code, as its students got it (notebooks/)."""
+    return {name: Starter.of(CourseNotebook.load(name)) for name in notebooks}
 
 
 # -- the store: each student's own code per notebook, kept in the work folder ---------------------
@@ -282,10 +289,10 @@ def pair_html(pair: Pair, roster: dict, anchor: str) -> str:
     )
 
 
-def notebook_html(number: int, notebook: str, pairs: list[Pair], roster: dict) -> str:
+def notebook_html(number: int, title: str, pairs: list[Pair], roster: dict) -> str:
     """The notebook's pairs at or above the threshold: a table of them all, the first SIDE_BY_SIDE shown."""
     above = [p for p in pairs if p.score >= THRESHOLD]
-    head = f"<h2>{html.escape(notebook)}</h2>"
+    head = f"<h2>{html.escape(title)}</h2>"
     if not above:
         return head + f'<p class="note">Ни одной пары от {THRESHOLD:.2f}; всего пар с общим кодом: {len(pairs)}.</p>'
     shown = above[:SIDE_BY_SIDE]
@@ -307,9 +314,12 @@ def score_link(pair: Pair, anchor: str) -> str:
     return f'<a href="#{anchor}">{pair.score:.2f}</a>' if anchor else f"{pair.score:.2f}"
 
 
-def page(pairs: list[Pair], notebooks: list[str], roster: dict) -> str:
+def page(pairs: list[Pair], notebooks: dict[str, str], roster: dict) -> str:
+    """notebooks: name → title, in course order."""
     compared = [n for n in notebooks if any(p.notebook == n for p in pairs)]
-    body = "".join(notebook_html(i, n, [p for p in pairs if p.notebook == n], roster) for i, n in enumerate(compared))
+    body = "".join(
+        notebook_html(i, notebooks[n], [p for p in pairs if p.notebook == n], roster) for i, n in enumerate(compared)
+    )
     if not compared:
         body = '<p class="note">Ни у одной пары студентов нет общего кода.</p>'
     quiet = [n for n in notebooks if n not in compared]
@@ -321,14 +331,14 @@ def page(pairs: list[Pair], notebooks: list[str], roster: dict) -> str:
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>Сходство решений</title><style>{STYLE}</style></head><body>"
         f"<h1>Сходство решений</h1>"
-        f'<p class="note">Сравнивается только код студентов (ячейки решений и добавленные ячейки), без кода, '
-        f"данного курсом. Сходство — доля кода каждого из двоих, найденная у другого (меньшая из двух; "
-        f"copydetect, winnowing как в MOSS). Это список, который стоит просмотреть, а не доказательство "
-        f"списывания и не штраф: похожий код бывает и у честно решивших.</p>{body}</body></html>"
+        f'<p class="note">Сравнивается только код студентов (ячейки решений, добавленные и изменённые '
+        f"ячейки), без кода, данного курсом. Сходство — доля кода каждого из двоих, найденная у другого "
+        f"(меньшая из двух; copydetect, winnowing как в MOSS). Это список, который стоит просмотреть, а не "
+        f"доказательство списывания и не штраф: похожий код бывает и у честно решивших.</p>{body}</body></html>"
     )
 
 
-def write_report(pairs: list[Pair], notebooks: list[str], roster: dict, out: Path) -> tuple[Path, Path]:
+def write_report(pairs: list[Pair], notebooks: dict[str, str], roster: dict, out: Path) -> tuple[Path, Path]:
     csv_path = write_csv(pairs, Path(out) / "similarity.csv")
     html_path = Path(out) / "similarity.html"
     html_path.write_text(page(pairs, notebooks, roster), encoding="utf-8")
