@@ -1,4 +1,4 @@
-"""python -m autograder release | bundle | grade | merge | check | demo
+"""python -m autograder release | bundle | grade | merge | similarity | check | demo
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
@@ -21,7 +21,7 @@ from bpe_course.vocab import offline_tiktoken
 
 from .classroom.batch import ClassGrader, parse_shard
 from .classroom.cache import Cache
-from .classroom.outputs import merge_gradebook, merge_outputs
+from .classroom.outputs import grading_json, merge_gradebook, merge_outputs
 from .classroom.pool import default_jobs
 from .course.course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from .notebook.results import ERROR, GRADED, NOT_GRADED
@@ -439,8 +439,79 @@ def run_grading(
     outcome = grader.grade(found, out, shard=shard)
     code = report_class(outcome, grader.notebooks, out, feedback)
     analyse(outcome, out)
+    compare_students(found.students, grader.notebooks, out, work)
     export_grades(export, outcome, out, assignment, language, late, worksheet)
     return code
+
+
+def compare_students(students: dict, notebooks: list[str], out: Path, work: Path) -> None:
+    """The similarity report of the class (OUT/similarity.csv and .html): each student's own code,
+    kept in the work folder, compared notebook by notebook. A list to look at, never a penalty."""
+    from .classroom import similarity
+
+    try:
+        starters = similarity.starters(notebooks)
+        for student, files in students.items():
+            for name, path in files.items():
+                if name in starters:
+                    similarity.remember_code(work, student, name, path, starters[name])
+        write_similarity(sorted(students), starters, out, work)
+    except Exception as e:  # a report only: it never stops the grades from being written
+        say(f"the similarity report could not be written: {type(e).__name__}: {e}")
+
+
+def write_similarity(students: list[str], starters: dict, out: Path, work: Path) -> None:
+    from .classroom import similarity
+
+    pairs = similarity.compare_class(work, students, starters)
+    titles = {name: starter.title or name for name, starter in starters.items()}
+    _, page = similarity.write_report(pairs, titles, read_roster(out), out)
+    shown = sum(p.score >= similarity.THRESHOLD for p in pairs)
+    say(f"similarity: {page} ({shown} pairs at or above {similarity.THRESHOLD:g}; all in similarity.csv)")
+
+
+def merge_similarity(parts: list[Path], outcome, out: Path) -> None:
+    """The similarity report of merged shards: each shard kept the code of the whole class (a shard grades
+    its part, but compares everyone); their kept code is gathered into OUT's work folder and compared."""
+    from .classroom import similarity
+
+    try:
+        for part in parts:
+            store = Path(grading_json(part).get("work") or part / "work") / "similarity"
+            if store.is_dir():
+                shutil.copytree(store, out / "work" / "similarity", dirs_exist_ok=True)
+        write_similarity(
+            sorted({r.student for r in outcome.results}), similarity.starters(outcome.notebooks), out, out / "work"
+        )
+    except Exception as e:  # a report only: it never stops the grades from being written
+        say(f"the similarity report could not be written: {type(e).__name__}: {e}")
+
+
+def cmd_similarity(args) -> int:
+    """The similarity report of a graded class again, from the code its last `grade` run kept."""
+    from .classroom import similarity
+
+    out = Path(args.out).resolve()
+    record = grading_json(out)
+    if not record:
+        say(f"not a grade output folder (no grading.json): {out}")
+        return BAD_INPUT
+    work = Path(record.get("work") or out / "work")
+    names = [n for n in record.get("notebooks", []) if n in course_notebooks()]
+    store = work / "similarity"
+    students = sorted(p.name for p in store.iterdir() if p.is_dir()) if store.is_dir() else []
+    graded = {r.get("student") for r in read_results(out)}
+    students = [s for s in students if s in graded] if graded else students
+    write_similarity(students, similarity.starters(names), out, work)
+    return OK
+
+
+def read_results(out: Path) -> list[dict]:
+    try:
+        rows = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    except (OSError, ValueError):
+        return []
 
 
 def cmd_release(args) -> int:
@@ -514,6 +585,7 @@ def cmd_merge(args) -> int:
     recorded = merge_gradebook([Path(p) for p in args.parts], outcome, course.root)
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
     analyse(outcome, out)
+    merge_similarity([Path(p) for p in args.parts], outcome, out)
     say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
     try:
         late = late_policy(args)
@@ -704,6 +776,9 @@ def parser() -> argparse.ArgumentParser:
         help="write it even if a notebook's read-only cells hold an answer of this or a later assignment",
     )
     b.set_defaults(run=cmd_bundle)
+    s = sub.add_parser("similarity", help="the similarity report of a graded class again (OUT/similarity.html)")
+    s.add_argument("out", help="the output folder of a grade run")
+    s.set_defaults(run=cmd_similarity)
     d = sub.add_parser("demo", help="grade the bundled example class")
     d.add_argument("--out", default="demo-output")
     d.add_argument("--jobs", type=int, default=default_jobs())
