@@ -1,4 +1,4 @@
-"""python -m autograder release | bundle | grade | merge | check | demo
+"""python -m autograder release | bundle | grade | merge | check | demo | serve
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
@@ -582,6 +582,38 @@ def cmd_demo(args) -> int:
     return run_grading(submissions, out, out / "work", jobs=args.jobs)
 
 
+def cmd_serve(args) -> int:
+    """The course server (docs/server.md): on-demand grading with the hidden tests, through secret links."""
+    from .server import serve
+
+    try:
+        args.notebooks = choose_notebooks(args.notebooks)
+        return serve(args, say)
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+
+
+def serve_parser(sub) -> None:
+    s = sub.add_parser("serve", help="the course server: students upload, the hidden tests grade on demand")
+    s.add_argument("--notebooks", required=True, help="the assignment's notebooks, e.g. 01,02")
+    s.add_argument("--roster", help="the class: Moodle's grading worksheet, Canvas's gradebook export or a CSV id,name")
+    s.add_argument("--data", default="server-data", help="everything the server keeps (default: ./server-data)")
+    s.add_argument("--due", help="the due date, e.g. '2026-12-01 23:59' (the server's local time)")
+    s.add_argument("--late", choices=["record", "refuse"], default="record", help="uploads after --due")
+    s.add_argument("--attempts-per-hour", type=int, default=10, help="uploads per student per hour (default 10)")
+    s.add_argument("--max-mb", type=int, default=20, help="the largest upload, in MB (default 20)")
+    s.add_argument("--host", default="127.0.0.1", help="where to listen (default 127.0.0.1: behind a proxy)")
+    s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--url", default="", help="the address students use, for their links (default http://HOST:PORT)")
+    s.add_argument("--proxy", action="store_true", help="trust X-Forwarded-For/-Proto from the reverse proxy")
+    s.add_argument("--jobs", type=int, default=1, help="notebooks graded at once here (0: only other hosts grade)")
+    s.add_argument("--work", help="the grading work folder (default: DATA/worker)")
+    s.add_argument("--redis", default="", help="the queue on Redis (redis://HOST:PORT/0) instead of DATA/queue.db")
+    s.add_argument("--reissue", metavar="STUDENT_ID", help="a new link for one student (or: instructor), then exit")
+    s.set_defaults(run=cmd_serve)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m autograder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -708,6 +740,7 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default="demo-output")
     d.add_argument("--jobs", type=int, default=default_jobs())
     d.set_defaults(run=cmd_demo)
+    serve_parser(sub)
     return p
 
 
