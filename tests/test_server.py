@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -193,6 +194,73 @@ def test_too_many_attempts_in_an_hour_wait_with_the_time(server):
     refused = server.submit("1001", solved)
     assert refused.status_code == 429
     assert 0 < int(refused.headers["Retry-After"]) <= 3600 and "через" in refused.json()["error"]
+
+
+@pytest.fixture(scope="module")
+def edition(server):
+    """The student edition of 01, unzipped; its .venv is this one (make setup would install the same)."""
+    archive = server.folder / "hw1-student.zip"
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "bundle", "--notebooks", "01", "--out", str(archive)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    with zipfile.ZipFile(archive) as z:
+        z.extractall(server.folder / "edition")
+    root = server.folder / "edition" / "hw1-student"
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    (root / ".venv" / ".installed").touch()
+    return root
+
+
+def make_submit(root: Path, *options: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["make", "--no-print-directory", "submit", "NB=01", *options],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+    )
+
+
+def test_make_submit_in_the_student_edition_prints_what_check_prints_with_its_exit_codes(server, edition):
+    notebook = edition / "notebooks" / f"{NB}.ipynb"
+    notebook.write_bytes(notebook_bytes(submission(NB), server.folder, "solved-edition"))
+    solved = make_submit(edition, f"LINK={server.links()['1003']}")
+    assert solved.returncode == 0, solved.stdout + solved.stderr
+    check = subprocess.run(
+        [sys.executable, "-m", "autograder", "check", str(notebook)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert check.returncode == 0
+    report = check.stdout.split("\n", 1)[1].strip()  # after its "Проверяю …" line
+    assert report in solved.stdout and "скрыт" not in report
+    assert (edition / ".course-link").read_text().strip() == server.links()["1003"]
+    wrong = submission(NB, replace={WRONG.cell: WRONG.source})
+    notebook.write_bytes(notebook_bytes(wrong, server.folder, "wrong-edition"))
+    failed = make_submit(edition)  # the link saved the first time
+    assert WRONG.message in failed.stdout, failed.stdout
+    assert failed.returncode == 2 and "Error 1" in failed.stderr  # make's 2 for check.py's 1, as in make check
+
+
+def test_make_submit_with_a_refused_link_says_so_in_russian(server, edition):
+    bad = make_submit(edition, f"LINK={server.url}/s/{'x' * 43}")
+    assert "Ссылка не действует" in bad.stdout and "Error 5" in bad.stderr, bad.stdout + bad.stderr
+    direct = subprocess.run(
+        [sys.executable, "check.py", "--submit", "01"], cwd=edition, capture_output=True, text=True, timeout=120
+    )
+    assert direct.returncode == 5 and "Сервер не принял работу (403)" in direct.stdout
+    gone = subprocess.run(
+        [sys.executable, "check.py", "--submit", "01", "--link", f"http://127.0.0.1:{free_port()}/s/abc"],
+        cwd=edition,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert gone.returncode == 6 and "недоступен" in gone.stdout
 
 
 def test_a_link_reissued_for_one_student_replaces_only_theirs(server):

@@ -129,7 +129,9 @@ class Base(tornado.web.RequestHandler):
     def student_of(self, token: str) -> str:
         who = self.course.store.who(token)
         if who is None or who == records.INSTRUCTOR:
-            raise tornado.web.HTTPError(403, reason="Forbidden")
+            raise tornado.web.HTTPError(
+                403, "Ссылка не действует: возьмите новую у преподавателя (check.py: --link НОВАЯ_ССЫЛКА)."
+            )
         return who
 
     def write_error(self, status_code, **kwargs):
