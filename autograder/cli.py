@@ -1,4 +1,4 @@
-"""python -m autograder release | bundle | grade | merge | check | demo | serve
+"""python -m autograder release | bundle | grade | merge | check | demo | serve | export
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
@@ -594,6 +594,36 @@ def cmd_serve(args) -> int:
         return BAD_INPUT
 
 
+def cmd_export(args) -> int:
+    """The exports of `grade` (Moodle worksheet and feedback zip, Canvas CSV) from the course server's records."""
+    from .server.export import export_from_server
+
+    kinds = [k for k in args.export or [] if k != "none"]
+    try:
+        worksheet = lms_files.read_moodle_worksheet(Path(args.worksheet)) if args.worksheet else None
+        assignment = canvas_column(args.gradebook, args.assignment)
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+    out = export_from_server(
+        Path(args.from_server), Path(args.out), kinds, assignment, args.lms_language, worksheet, say
+    )
+    say(f"grades from the server's records: {out / 'grades.csv'}")
+    return OK
+
+
+def export_parser(sub) -> None:
+    e = sub.add_parser("export", help="the class's exports from the course server's records (no LMS download)")
+    e.add_argument("--from-server", required=True, metavar="DATA", help="the server's --data folder")
+    e.add_argument("--out", default="grades", help="where grades.csv and the exports go (default: ./grades)")
+    e.add_argument("--export", action="append", choices=[*sorted(EXPORTS), "none"], required=True)
+    e.add_argument("--assignment", default="", help="the Canvas gradebook column (default: serve's --assignment)")
+    e.add_argument("--gradebook", metavar="CANVAS_CSV", help="Canvas's gradebook export: the column is its assignment")
+    e.add_argument("--lms-language", choices=sorted(lms_files.MOODLE_STRINGS), default="")
+    e.add_argument("--worksheet", metavar="WORKSHEET", help="Moodle's grading worksheet as downloaded")
+    e.set_defaults(run=cmd_export)
+
+
 def serve_parser(sub) -> None:
     s = sub.add_parser("serve", help="the course server: students upload, the hidden tests grade on demand")
     s.add_argument("--notebooks", required=True, help="the assignment's notebooks, e.g. 01,02")
@@ -610,6 +640,7 @@ def serve_parser(sub) -> None:
     s.add_argument("--jobs", type=int, default=1, help="notebooks graded at once here (0: only other hosts grade)")
     s.add_argument("--work", help="the grading work folder (default: DATA/worker)")
     s.add_argument("--redis", default="", help="the queue on Redis (redis://HOST:PORT/0) instead of DATA/queue.db")
+    s.add_argument("--assignment", default="", help="the Canvas gradebook column for the download button")
     s.add_argument("--reissue", metavar="STUDENT_ID", help="a new link for one student (or: instructor), then exit")
     s.set_defaults(run=cmd_serve)
 
@@ -741,6 +772,7 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--jobs", type=int, default=default_jobs())
     d.set_defaults(run=cmd_demo)
     serve_parser(sub)
+    export_parser(sub)
     return p
 
 

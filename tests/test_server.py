@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 import requests
 from attacks import ATTACKS, HIDDEN_SOURCE, NB
-from conftest import ROOT
+from conftest import ROOT, grade
 from mistakes.nb01 import MISTAKES
 
 from autograder.course.cells import grade_id
 from autograder.course.simulate import submission, write
+from autograder.platforms.lms import MOODLE_STRINGS
 from autograder.wall.sandbox import bwrap_works
 
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")
@@ -302,3 +303,62 @@ def test_a_server_killed_with_jobs_queued_grades_each_exactly_once_after_a_resta
     assert per_attempt == [1, 1, 1], log
     assert len(jobs) == len(set(jobs))
     assert "queued again" in (server.folder / "server.log").read_text() or left == 3
+
+
+def teacher_link(server) -> str:
+    return (server.folder / "data" / "instructor.txt").read_text().strip()
+
+
+def test_the_instructors_page_shows_each_students_last_and_best_and_the_item_analysis(server):
+    page = requests.get(teacher_link(server), timeout=30)
+    assert page.status_code == 200 and "script-src" not in page.headers["Content-Security-Policy"]
+    assert "Иван Петров (1001)" in page.text and "Мария &lt;b&gt;Смирнова&lt;/b&gt; (1002)" in page.text
+    assert "test_count_pairs_hidden" in page.text and "Анализ заданий" in page.text
+    student = server.links()["1001"].rsplit("/", 1)[1]
+    assert requests.get(f"{server.url}/teacher/{student}", timeout=10).status_code == 403
+
+
+def without_grading_time(out: Path) -> list[list[str]]:
+    """The Moodle worksheet, its Last modified (grade) column (the time it was written) left out."""
+    with open(out / "moodle_grading_worksheet.csv", newline="", encoding="utf-8") as f:
+        table = list(csv.reader(f))
+    when = table[0].index(MOODLE_STRINGS["en"]["modified"])
+    return [row[:when] + row[when + 1 :] for row in table]
+
+
+def test_the_exports_from_the_server_equal_grades_on_the_same_submissions(server, tmp_path):
+    data = server.folder / "data"
+    mine = tmp_path / "from-server"
+    options = ["--export", "moodle", "--export", "canvas", "--assignment", "Homework 1 (123456)"]
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "export", "--from-server", str(data), "--out", str(mine), *options],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    submissions, graded = tmp_path / "class", tmp_path / "graded"
+    with sqlite3.connect(data / "server.db") as db:
+        counted = db.execute(
+            "SELECT student, sha FROM attempts WHERE status='graded' AND id IN "
+            "(SELECT MAX(id) FROM attempts WHERE status='graded' GROUP BY student, notebook)"
+        ).fetchall()
+    for student, sha in counted:
+        (submissions / student).mkdir(parents=True)
+        (submissions / student / f"{NB}.ipynb").write_bytes((data / "uploads" / f"{sha}.ipynb").read_bytes())
+    graded.mkdir()
+    (graded / "roster.csv").write_bytes((mine / "roster.csv").read_bytes())
+    done = grade(submissions, graded, "--notebooks", "01", "--jobs", "1", *options)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert without_grading_time(mine) == without_grading_time(graded)
+    assert (mine / "canvas_grades_import.csv").read_text() == (graded / "canvas_grades_import.csv").read_text()
+    with (
+        zipfile.ZipFile(mine / "moodle_feedback_files.zip") as a,
+        zipfile.ZipFile(graded / "moodle_feedback_files.zip") as b,
+    ):
+        assert sorted(a.namelist()) == sorted(b.namelist()) and len(a.namelist()) == 3
+    button = requests.get(teacher_link(server) + "/export/moodle", timeout=60)
+    assert button.status_code == 200 and "attachment" in button.headers["Content-Disposition"]
+    (tmp_path / "button").mkdir()
+    (tmp_path / "button" / "moodle_grading_worksheet.csv").write_bytes(button.content)
+    assert without_grading_time(tmp_path / "button") == without_grading_time(mine)

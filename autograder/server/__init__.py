@@ -35,10 +35,13 @@ def serve(args, say) -> int:
     if not store.students():
         say("error: no students: give --roster (a Moodle worksheet, a Canvas gradebook export or a CSV id,name)")
         return 2
+    from .export import remember
+
+    due = datetime.fromisoformat(args.due) if args.due else None
+    remember(data, args.notebooks, due, args.assignment)
     huey = make_queue(data, args.redis)
     grading = Grading(Path(args.work).resolve() if args.work else data / "worker")
     task = register(huey, grading)
-    due = datetime.fromisoformat(args.due) if args.due else None
     course = Course(
         store, huey, task, args.notebooks, due, args.late == "refuse", args.attempts_per_hour, args.max_mb << 20
     )

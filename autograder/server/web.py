@@ -14,6 +14,7 @@ import json
 import re
 import time
 from datetime import datetime
+from pathlib import Path
 
 import tornado.web
 from tornado import httputil
@@ -314,12 +315,127 @@ def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
     return page("Проверка заданий", body)
 
 
+class TeacherBase(Base):
+    def teacher(self, token: str) -> None:
+        if self.course.store.who(token) != records.INSTRUCTOR:
+            raise tornado.web.HTTPError(403, "Ссылка не действует.")
+
+    def results(self):
+        from .export import class_results
+
+        max_scores = {n: nb.max_score for n, nb in self.course.notebooks.items()}
+        return class_results(self.course.store, list(self.course.notebooks), self.course.due, max_scores)
+
+
+class TeacherPage(TeacherBase):
+    def get(self, token):
+        self.teacher(token)
+        last, best, _ = self.results()
+        self.finish(teacher_page(self.course, token, last, best))
+
+
+class TeacherExport(TeacherBase):
+    FILES = {"moodle": "moodle_grading_worksheet.csv", "feedback": "moodle_feedback_files.zip"}
+    FILES["canvas"] = "canvas_grades_import.csv"
+
+    def get(self, token, kind):
+        import tempfile
+
+        from .export import export_from_server
+
+        self.teacher(token)
+        with tempfile.TemporaryDirectory() as out:
+            export_from_server(
+                self.course.store.data, Path(out), ["canvas" if kind == "canvas" else "moodle"], say=lambda *a: None
+            )
+            path = Path(out) / self.FILES[kind]
+            if not path.exists():
+                raise tornado.web.HTTPError(
+                    404,
+                    "Для Canvas нужен столбец журнала: запустите сервер с --assignment." if kind == "canvas" else "",
+                )
+            content = path.read_bytes()
+        kind_of = "application/zip" if path.suffix == ".zip" else "text/csv; charset=utf-8"
+        self.set_header("Content-Type", kind_of)
+        self.set_header("Content-Disposition", f'attachment; filename="{path.name}"')
+        self.finish(content)
+
+
+def teacher_page(course: Course, token: str, last: list, best: list) -> str:
+    from ..platforms.analysis import item_rows
+
+    esc = lambda value: html.escape(str(value))
+    names = course.store.students()
+    attempts = course.store.attempts()
+    counts = {}
+    for a in attempts:
+        counts[a["status"]] = counts.get(a["status"], 0) + 1
+    tries = {}
+    for a in attempts:
+        tries[a["student"], a["notebook"]] = tries.get((a["student"], a["notebook"]), 0) + 1
+    best_of = {(r.student, r.notebook): r for r in best}
+    due = f"{course.due:%Y-%m-%d %H:%M}" if course.due else "не задан"
+    parts = [
+        "<h1>Задание: ход работы класса</h1>",
+        f"<p class=meta>Студентов: {len(names)}. Срок: {esc(due)}. "
+        "Попытки: " + ", ".join(f"{esc(STATUS_RU.get(k, k))} {v}" for k, v in sorted(counts.items())) + ". "
+        "Считается последняя проверенная попытка до срока; рядом — лучшая.</p>",
+        f'<p><a href="/teacher/{esc(token)}/export/moodle">Скачать журнал Moodle (CSV)</a> · '
+        f'<a href="/teacher/{esc(token)}/export/feedback">отзывы для Moodle (zip)</a> · '
+        f'<a href="/teacher/{esc(token)}/export/canvas">журнал Canvas (CSV)</a></p>',
+    ]
+    for notebook, course_nb in course.notebooks.items():
+        tests = list(course_nb.tests)
+        head = "".join(f"<th>{esc(t)}</th>" for t in tests)
+        parts.append(
+            f"<h2>{esc(course_nb.title)} ({esc(notebook)})</h2><table><tr><th>Студент</th><th>Попыток</th>"
+            f"<th>Последняя</th><th>Лучшая</th>{head}</tr>"
+        )
+        for r in (r for r in last if r.notebook == notebook):
+            b = best_of[r.student, notebook]
+            per_test = {t.name: t for t in r.tests}
+            best_test = {t.name: t for t in b.tests}
+            cells = "".join(
+                f"<td>{esc(f'{per_test[t].score:g}') if t in per_test else '–'} · "
+                f"{esc(f'{best_test[t].score:g}') if t in best_test else '–'}</td>"
+                for t in tests
+            )
+            parts.append(
+                f"<tr><td>{esc(student_label(r.student, names.get(r.student, '')))}</td>"
+                f"<td>{tries.get((r.student, notebook), 0)}</td><td>{r.score:g} из {r.max_score:g}</td>"
+                f"<td>{b.score:g}</td>{cells}</tr>"
+            )
+        silent = sorted(set(names) - {r.student for r in last})
+        parts.append("</table>")
+        if silent:
+            parts.append(
+                "<p class=note>Ещё ничего не сдали: "
+                + esc(", ".join(student_label(s, names[s]) for s in silent))
+                + "</p>"
+            )
+    rows = item_rows(last)
+    parts.append(
+        "<h2>Анализ заданий (последние попытки)</h2><table><tr><th>Блокнот</th><th>Тест</th><th>Не прошли</th>"
+        "<th>Средний балл</th><th>Самое частое сообщение (среди попытавшихся)</th><th>Не начинали</th></tr>"
+    )
+    parts += [
+        f"<tr><td>{esc(r['notebook'])}</td><td>{esc(r['test'])}</td><td>{r['failed']} из {r['graded']}</td>"
+        f"<td>{esc(r['mean_points'])} из {esc(r['max_points'])}</td><td>{esc(r['most_common_message'])} "
+        f"({r['students_with_it']})</td><td>{r['untouched']}</td></tr>"
+        for r in rows
+    ]
+    parts.append("</table>")
+    return page("Ход работы класса", "".join(parts))
+
+
 def application(course: Course) -> tornado.web.Application:
     return tornado.web.Application(
         [
             (r"/style\.css", Style),
             (r"/s/([A-Za-z0-9_-]{1,100})", StudentPage),
             (r"/s/([A-Za-z0-9_-]{1,100})/attempt/([0-9]{1,12})", ResultPage),
+            (r"/teacher/([A-Za-z0-9_-]{1,100})", TeacherPage),
+            (r"/teacher/([A-Za-z0-9_-]{1,100})/export/(moodle|canvas|feedback)", TeacherExport),
             (r"/api/submit", ApiSubmit),
             (r"/api/attempt/([0-9]{1,12})", ApiAttempt),
         ],
