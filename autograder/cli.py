@@ -1,4 +1,4 @@
-"""python -m autograder release | bundle | grade | merge | check | demo | serve | export
+"""python -m autograder release | bundle | grade | merge | check | demo | serve | export | worker
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
@@ -624,6 +624,25 @@ def export_parser(sub) -> None:
     e.set_defaults(run=cmd_export)
 
 
+def cmd_worker(args) -> int:
+    """A grading worker on another host: takes the course server's jobs from Redis, grades them here."""
+    from .server.queue import Grading, make_queue, register
+
+    huey = make_queue(redis_url=args.redis)
+    register(huey, Grading(Path(args.work).resolve()))
+    say(f"grading the course server's jobs from {args.redis} in {args.work} ({args.jobs} at once)")
+    huey.create_consumer(workers=args.jobs, worker_type="thread", periodic=False).run()
+    return OK
+
+
+def worker_parser(sub) -> None:
+    w = sub.add_parser("worker", help="grade the course server's jobs on this host (the queue on Redis)")
+    w.add_argument("--redis", required=True, help="the queue's Redis, e.g. redis://queue-host:6379/0")
+    w.add_argument("--work", default="grading-work", help="this host's work folder (the prepared course, files)")
+    w.add_argument("--jobs", type=int, default=1, help="notebooks graded at once (default 1)")
+    w.set_defaults(run=cmd_worker)
+
+
 def serve_parser(sub) -> None:
     s = sub.add_parser("serve", help="the course server: students upload, the hidden tests grade on demand")
     s.add_argument("--notebooks", required=True, help="the assignment's notebooks, e.g. 01,02")
@@ -773,6 +792,7 @@ def parser() -> argparse.ArgumentParser:
     d.set_defaults(run=cmd_demo)
     serve_parser(sub)
     export_parser(sub)
+    worker_parser(sub)
     return p
 
 

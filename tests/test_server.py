@@ -42,12 +42,14 @@ class Server:
         self.roster = folder / "roster.csv"
         self.roster.write_text("student_id,name\n1001,Иван Петров\n1002,Мария <b>Смирнова</b>\n1003,Ann\n")
         self.process = None
+        self.extra: list[str] = []
 
     def start(self) -> None:
         log = open(self.folder / "server.log", "a")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "autograder", "serve", "--notebooks", "01", "--roster", str(self.roster)]
-            + ["--data", str(self.folder / "data"), "--port", str(self.port), "--attempts-per-hour", str(PER_HOUR)],
+            + ["--data", str(self.folder / "data"), "--port", str(self.port), "--attempts-per-hour", str(PER_HOUR)]
+            + self.extra,
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,

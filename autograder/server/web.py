@@ -154,7 +154,10 @@ class Style(tornado.web.RequestHandler):
     def get(self):
         self.set_header("Content-Type", "text/css; charset=utf-8")
         self.set_header("X-Content-Type-Options", "nosniff")
-        self.write(STYLE + "form{margin:1em 0;padding:1em;border:1px solid #d0d7de;border-radius:6px}")
+        self.write(
+            STYLE + "form{margin:1em 0;padding:1em;border:1px solid #d0d7de;border-radius:6px}"
+            ".wide{overflow-x:auto} .wide td,.wide th{white-space:nowrap}"
+        )
 
 
 @tornado.web.stream_request_body
@@ -388,7 +391,8 @@ def teacher_page(course: Course, token: str, last: list, best: list) -> str:
         tests = list(course_nb.tests)
         head = "".join(f"<th>{esc(t)}</th>" for t in tests)
         parts.append(
-            f"<h2>{esc(course_nb.title)} ({esc(notebook)})</h2><table><tr><th>Студент</th><th>Попыток</th>"
+            f"<h2>{esc(course_nb.title)} ({esc(notebook)})</h2><div class=wide><table>"
+            "<tr><th>Студент</th><th>Попыток</th>"
             f"<th>Последняя</th><th>Лучшая</th>{head}</tr>"
         )
         for r in (r for r in last if r.notebook == notebook):
@@ -406,7 +410,7 @@ def teacher_page(course: Course, token: str, last: list, best: list) -> str:
                 f"<td>{b.score:g}</td>{cells}</tr>"
             )
         silent = sorted(set(names) - {r.student for r in last})
-        parts.append("</table>")
+        parts.append("</table></div>")
         if silent:
             parts.append(
                 "<p class=note>Ещё ничего не сдали: "
@@ -420,8 +424,9 @@ def teacher_page(course: Course, token: str, last: list, best: list) -> str:
     )
     parts += [
         f"<tr><td>{esc(r['notebook'])}</td><td>{esc(r['test'])}</td><td>{r['failed']} из {r['graded']}</td>"
-        f"<td>{esc(r['mean_points'])} из {esc(r['max_points'])}</td><td>{esc(r['most_common_message'])} "
-        f"({r['students_with_it']})</td><td>{r['untouched']}</td></tr>"
+        f"<td>{esc(r['mean_points'])} из {esc(r['max_points'])}</td><td>"
+        + (f"{esc(r['most_common_message'])} ({r['students_with_it']})" if r["students_with_it"] else "")
+        + f"</td><td>{r['untouched']}</td></tr>"
         for r in rows
     ]
     parts.append("</table>")
