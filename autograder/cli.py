@@ -650,6 +650,12 @@ def serve_parser(sub) -> None:
     s.add_argument("--data", default="server-data", help="everything the server keeps (default: ./server-data)")
     s.add_argument("--due", help="the due date, e.g. '2026-12-01 23:59' (the server's local time)")
     s.add_argument("--late", choices=["record", "refuse"], default="record", help="uploads after --due")
+    s.add_argument(
+        "--before-due",
+        choices=["messages", "points"],
+        default="messages",
+        help="what the hidden tests show before --due: their messages (default), or their points only",
+    )
     s.add_argument("--attempts-per-hour", type=int, default=10, help="uploads per student per hour (default 10)")
     s.add_argument("--max-mb", type=int, default=20, help="the largest upload, in MB (default 20)")
     s.add_argument("--host", default="127.0.0.1", help="where to listen (default 127.0.0.1: behind a proxy)")

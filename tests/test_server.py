@@ -3,6 +3,8 @@ data folder and a three-student roster, spoken to through a real HTTP client (re
 the sandbox. The tests run in file order and share one server (its data folder survives a SIGKILL)."""
 
 import csv
+import html
+import json
 import re
 import signal
 import socket
@@ -364,3 +366,50 @@ def test_the_exports_from_the_server_equal_grades_on_the_same_submissions(server
     (tmp_path / "button").mkdir()
     (tmp_path / "button" / "moodle_grading_worksheet.csv").write_bytes(button.content)
     assert without_grading_time(tmp_path / "button") == without_grading_time(mine)
+
+
+def test_uploads_after_the_due_date_are_refused_or_recorded_late(tmp_path):
+    late = Server(tmp_path)
+    late.extra = ["--due", "2000-01-01 00:00", "--late", "refuse", "--jobs", "0"]
+    late.start()
+    stub = notebook_bytes(submission(NB, solved=False), tmp_path, "stub")
+    try:
+        refused = late.submit("1001", stub)
+        assert refused.status_code == 403 and "Срок сдачи прошёл" in refused.json()["error"]
+    finally:
+        late.process.terminate()
+        late.process.wait(30)
+    late.extra = ["--due", "2000-01-01 00:00", "--jobs", "0"]  # --late record, the default
+    late.start()
+    try:
+        kept = late.submit("1001", stub)
+        assert kept.status_code == 202
+        answer = late.attempt("1001", kept.json()["attempt"])
+        assert answer["late"] and answer["status"] == "queued"  # kept for grading, marked late
+        assert "после срока" in requests.get(late.links()["1001"], timeout=10).text
+    finally:
+        late.process.terminate()
+        late.process.wait(30)
+
+
+def test_before_the_due_date_the_hidden_tests_can_show_points_only(tmp_path):
+    strict = Server(tmp_path)
+    strict.extra = ["--due", "2999-01-01 00:00", "--before-due", "points"]
+    strict.start()
+    try:
+        wrong = submission(NB, replace={WRONG.cell: WRONG.source})
+        attempt = strict.submit("1001", notebook_bytes(wrong, tmp_path, "wrong")).json()["attempt"]
+        tests = {t["name"]: t for t in strict.wait("1001", attempt)["result"]["tests"]}
+        hidden = tests[WRONG.caught_by + "_hidden"]
+        assert hidden["score"] < hidden["max_score"] and "только баллы" in hidden["message"]
+        assert WRONG.message in tests[WRONG.caught_by]["message"]  # a visible test keeps its message
+        page = requests.get(f"{strict.links()['1001']}/attempt/{attempt}", timeout=10).text
+        assert "только баллы" in page and WRONG.message in page
+        with sqlite3.connect(tmp_path / "data" / "server.db") as db:
+            kept = db.execute("SELECT result FROM attempts WHERE id=?", (attempt,)).fetchone()[0]
+        assert "только баллы" not in kept  # the records keep everything: after the due date it is shown
+        message = next(t["message"] for t in json.loads(kept)["tests"] if t["name"] == hidden["name"])
+        assert html.escape(message.splitlines()[-1]) not in page
+    finally:
+        strict.process.terminate()
+        strict.process.wait(30)

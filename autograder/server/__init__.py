@@ -43,7 +43,15 @@ def serve(args, say) -> int:
     grading = Grading(Path(args.work).resolve() if args.work else data / "worker")
     task = register(huey, grading)
     course = Course(
-        store, huey, task, args.notebooks, due, args.late == "refuse", args.attempts_per_hour, args.max_mb << 20
+        store,
+        huey,
+        task,
+        args.notebooks,
+        due,
+        args.late == "refuse",
+        args.attempts_per_hour,
+        args.max_mb << 20,
+        args.before_due == "points",
     )
     again = course.recover()
     if again:

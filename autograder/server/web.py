@@ -8,6 +8,7 @@ which a browser never sends across sites, so no xsrf cookie is needed there). Ev
 """
 
 import base64
+import dataclasses
 import hashlib
 import html
 import json
@@ -20,8 +21,9 @@ import tornado.web
 from tornado import httputil
 
 from ..classroom.cache import file_key
-from ..notebook.feedback import STYLE, student_label
-from ..notebook.results import result_from_dict
+from ..course.bundle import HIDDEN
+from ..notebook.feedback import STYLE, render_test, student_label
+from ..notebook.results import TestResult, result_from_dict
 from ..platforms.report import test_report
 from . import store as records
 from .queue import RUNNING
@@ -29,12 +31,15 @@ from .queue import RUNNING
 CSP = "default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 STATUS_RU = {"queued": "в очереди", "running": "проверяется", "graded": "проверено", "error": "ошибка проверки"}
 HOUR = 3600
+HIDDEN_NOTE = "Скрытый тест: до срока сдачи видны только баллы; сообщение появится после срока."
 
 
 class Course:
     """What the server serves: the assignment, the records, the queue."""
 
-    def __init__(self, store, huey, task, notebooks, due=None, refuse_late=False, per_hour=10, max_bytes=20 << 20):
+    def __init__(
+        self, store, huey, task, notebooks, due=None, refuse_late=False, per_hour=10, max_bytes=20 << 20, points=False
+    ):
         from ..classroom.settings import grading_settings, settings_digest
         from ..course.course import CourseNotebook, load_config
 
@@ -44,6 +49,33 @@ class Course:
         self.settings_key = settings_digest(grading_settings(load_config({})))
         self.uploads = store.data / "uploads"
         self.uploads.mkdir(exist_ok=True)
+        self.points_only = points  # before the due date the hidden tests show their points, not their messages
+        self.hidden = {
+            n: {tid for tid, t in nb.tests.items() if HIDDEN.search(t.source)} for n, nb in self.notebooks.items()
+        }
+
+    def hides(self) -> bool:
+        return self.points_only and (self.due is None or datetime.now() <= self.due)
+
+    def shown(self, result):
+        """The result as a student may see it now: before the due date, with --before-due points, the
+        hidden tests' messages are replaced by a note."""
+        if result is None or not self.hides():
+            return result
+        hidden = self.hidden.get(result.notebook, set())
+        tests = [
+            TestResult(t.name, t.score, t.max_score, HIDDEN_NOTE if t.name in hidden and t.message else t.message)
+            for t in result.tests
+        ]
+        return dataclasses.replace(result, tests=tests)
+
+    def shown_page(self, result, feedback: str) -> str:
+        """The feedback page as a student may see it now (each hidden test's block rendered again)."""
+        if result is None or not self.hides():
+            return feedback
+        for original, now in zip(result.tests, self.shown(result).tests):
+            feedback = feedback.replace(render_test(original), render_test(now))
+        return feedback
 
     def notebook_named(self, text: str) -> str | None:
         """The assignment's notebook a name means (its full name or its number, e.g. 01), else None."""
@@ -250,7 +282,7 @@ class ApiAttempt(ApiSubmit):
         attempt = self.course.store.attempt(int(attempt_id))
         if attempt is None or attempt["student"] != student:
             raise tornado.web.HTTPError(404, "Нет такой попытки.")
-        result = result_of(attempt)
+        result = self.course.shown(result_of(attempt))
         self.finish(
             {
                 "attempt": attempt["id"],
@@ -273,7 +305,7 @@ class ResultPage(Base):
             body = f'<p>{html.escape(STATUS_RU[attempt["status"]])}</p><p><a href="/s/{token}">Назад</a></p>'
             self.finish(page(f"Попытка {attempt['id']}", body))
             return
-        feedback = attempt["feedback"]
+        feedback = self.course.shown_page(result_of(attempt), attempt["feedback"])
         styles = re.findall(r"<style>(.*?)</style>", feedback, re.S)
         hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in styles)
         self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {hashes}"))
