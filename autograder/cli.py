@@ -626,12 +626,12 @@ def export_parser(sub) -> None:
 
 def cmd_worker(args) -> int:
     """A grading worker on another host: takes the course server's jobs from Redis, grades them here."""
-    from .server.queue import Grading, make_queue, register
+    from .server.queue import CONSUMER, Grading, make_queue, register
 
     huey = make_queue(redis_url=args.redis)
     register(huey, Grading(Path(args.work).resolve()))
     say(f"grading the course server's jobs from {args.redis} in {args.work} ({args.jobs} at once)")
-    huey.create_consumer(workers=args.jobs, worker_type="thread", periodic=False).run()
+    huey.create_consumer(**CONSUMER, workers=args.jobs).run()
     return OK
 
 

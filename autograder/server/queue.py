@@ -90,8 +90,13 @@ def register(huey, grading: Grading):
     return grade_notebook
 
 
+# an idle consumer looks at the queue at least every second (huey's default backs off to 10 s, which a
+# student waiting for the first job after a quiet spell would feel)
+CONSUMER = {"worker_type": "thread", "periodic": False, "max_delay": 1.0}
+
+
 def start_consumer(huey, threads: int = 1):
     """Consumer threads in this process (they take jobs until the process ends)."""
-    consumer = huey.create_consumer(workers=threads, worker_type="thread", periodic=False, check_worker_health=False)
+    consumer = huey.create_consumer(**CONSUMER, workers=threads, check_worker_health=False)
     consumer.start()
     return consumer
