@@ -1,4 +1,4 @@
-"""python -m autograder release | bundle | grade | merge | similarity | check | demo
+"""python -m autograder release | bundle | grade | merge | similarity | check | demo | serve | export | worker
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
@@ -654,6 +654,94 @@ def cmd_demo(args) -> int:
     return run_grading(submissions, out, out / "work", jobs=args.jobs)
 
 
+def cmd_serve(args) -> int:
+    """The course server (docs/server.md): on-demand grading with the hidden tests, through secret links."""
+    from .server import serve
+
+    try:
+        args.notebooks = choose_notebooks(args.notebooks)
+        return serve(args, say)
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+
+
+def cmd_export(args) -> int:
+    """The exports of `grade` (Moodle worksheet and feedback zip, Canvas CSV) from the course server's records."""
+    from .server.export import export_from_server
+
+    kinds = [k for k in args.export or [] if k != "none"]
+    try:
+        worksheet = lms_files.read_moodle_worksheet(Path(args.worksheet)) if args.worksheet else None
+        assignment = canvas_column(args.gradebook, args.assignment)
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+    out = export_from_server(
+        Path(args.from_server), Path(args.out), kinds, assignment, args.lms_language, worksheet, say
+    )
+    say(f"grades from the server's records: {out / 'grades.csv'}")
+    return OK
+
+
+def export_parser(sub) -> None:
+    e = sub.add_parser("export", help="the class's exports from the course server's records (no LMS download)")
+    e.add_argument("--from-server", required=True, metavar="DATA", help="the server's --data folder")
+    e.add_argument("--out", default="grades", help="where grades.csv and the exports go (default: ./grades)")
+    e.add_argument("--export", action="append", choices=[*sorted(EXPORTS), "none"], required=True)
+    e.add_argument("--assignment", default="", help="the Canvas gradebook column (default: serve's --assignment)")
+    e.add_argument("--gradebook", metavar="CANVAS_CSV", help="Canvas's gradebook export: the column is its assignment")
+    e.add_argument("--lms-language", choices=sorted(lms_files.MOODLE_STRINGS), default="")
+    e.add_argument("--worksheet", metavar="WORKSHEET", help="Moodle's grading worksheet as downloaded")
+    e.set_defaults(run=cmd_export)
+
+
+def cmd_worker(args) -> int:
+    """A grading worker on another host: takes the course server's jobs from Redis, grades them here."""
+    from .server.queue import CONSUMER, Grading, make_queue, register
+
+    huey = make_queue(redis_url=args.redis)
+    register(huey, Grading(Path(args.work).resolve()))
+    say(f"grading the course server's jobs from {args.redis} in {args.work} ({args.jobs} at once)")
+    huey.create_consumer(**CONSUMER, workers=args.jobs).run()
+    return OK
+
+
+def worker_parser(sub) -> None:
+    w = sub.add_parser("worker", help="grade the course server's jobs on this host (the queue on Redis)")
+    w.add_argument("--redis", required=True, help="the queue's Redis, e.g. redis://queue-host:6379/0")
+    w.add_argument("--work", default="grading-work", help="this host's work folder (the prepared course, files)")
+    w.add_argument("--jobs", type=int, default=1, help="notebooks graded at once (default 1)")
+    w.set_defaults(run=cmd_worker)
+
+
+def serve_parser(sub) -> None:
+    s = sub.add_parser("serve", help="the course server: students upload, the hidden tests grade on demand")
+    s.add_argument("--notebooks", required=True, help="the assignment's notebooks, e.g. 01,02")
+    s.add_argument("--roster", help="the class: Moodle's grading worksheet, Canvas's gradebook export or a CSV id,name")
+    s.add_argument("--data", default="server-data", help="everything the server keeps (default: ./server-data)")
+    s.add_argument("--due", help="the due date, e.g. '2026-12-01 23:59' (the server's local time)")
+    s.add_argument("--late", choices=["record", "refuse"], default="record", help="uploads after --due")
+    s.add_argument(
+        "--before-due",
+        choices=["messages", "points"],
+        default="messages",
+        help="what the hidden tests show before --due: their messages (default), or their points only",
+    )
+    s.add_argument("--attempts-per-hour", type=int, default=10, help="uploads per student per hour (default 10)")
+    s.add_argument("--max-mb", type=int, default=20, help="the largest upload, in MB (default 20)")
+    s.add_argument("--host", default="127.0.0.1", help="where to listen (default 127.0.0.1: behind a proxy)")
+    s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--url", default="", help="the address students use, for their links (default http://HOST:PORT)")
+    s.add_argument("--proxy", action="store_true", help="trust X-Forwarded-For/-Proto from the reverse proxy")
+    s.add_argument("--jobs", type=int, default=1, help="notebooks graded at once here (0: only other hosts grade)")
+    s.add_argument("--work", help="the grading work folder (default: DATA/worker)")
+    s.add_argument("--redis", default="", help="the queue on Redis (redis://HOST:PORT/0) instead of DATA/queue.db")
+    s.add_argument("--assignment", default="", help="the Canvas gradebook column for the download button")
+    s.add_argument("--reissue", metavar="STUDENT_ID", help="a new link for one student (or: instructor), then exit")
+    s.set_defaults(run=cmd_serve)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m autograder", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -783,6 +871,9 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default="demo-output")
     d.add_argument("--jobs", type=int, default=default_jobs())
     d.set_defaults(run=cmd_demo)
+    serve_parser(sub)
+    export_parser(sub)
+    worker_parser(sub)
     return p
 
 
