@@ -10,8 +10,11 @@ Layers, each importing only the ones above it in this list (tests/test_layers.py
                in the grader → a result and its feedback page;
 - `platforms`  a class's files in and out: folders and LMS zips, grades.csv, Moodle's and
                Canvas's files, the late policy, item analysis;
-- `classroom`  a class graded: cache, worker pool, gradebook, output folder, shards;
-- `cli`        `python -m autograder release | bundle | grade | merge | check | demo` on top.
+- `classroom`  a class graded: the workflow (zip → uploads), cache, worker pool, gradebook, output
+               folder, shards, similarity;
+- `server`     the course server: secret links, uploads, a queue of grading jobs, the pages;
+- `cli`        `python -m autograder release | bundle | grade | merge | similarity | check | demo | serve |
+               export | worker` on top.
 """
 
 import sys

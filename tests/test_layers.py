@@ -11,7 +11,8 @@ ALLOWED = {
     "notebook": {"course", "wall"},
     "platforms": {"course", "notebook"},
     "classroom": {"course", "wall", "notebook", "platforms"},
-    None: {"course", "wall", "notebook", "platforms", "classroom"},  # cli.py and the package's top
+    "server": {"course", "wall", "notebook", "platforms", "classroom"},
+    None: {"course", "wall", "notebook", "platforms", "classroom", "server"},  # cli.py and the package's top
 }
 
 

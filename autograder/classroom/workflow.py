@@ -76,6 +76,7 @@ def grade_class(submissions: Path, out: Path, work: Path, assignment: Assignment
     outcome = grader.grade(found, out, shard=assignment.shard)
     code = report_class(outcome, grader.notebooks, out, assignment.feedback)
     analyse(outcome, out)
+    compare_students(found.students, grader.notebooks, out, work)
     write_exports(assignment.export, Job(outcome, out, assignment.exports))
     return code
 
@@ -169,7 +170,7 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
     review = [f"{r.student}/{r.notebook}: {finding}" for r in outcome.results for finding in r.review]
     if review:
         say(
-            "For review (graded as usual; the code reaches for the grading machinery):",
+            "For review (graded as usual; the code reaches for the grading machinery or changed the course's tests):",
             *("  " + line for line in review[:50]),
             "",
         )
@@ -196,6 +197,50 @@ def analyse(outcome, out: Path) -> None:
         say(f"item analysis: {page} (and item_analysis.csv)")
     except Exception as e:  # a report only: it never stops the grades from being written
         say(f"the item analysis could not be written: {type(e).__name__}: {e}")
+
+
+def compare_students(students: dict, notebooks: list[str], out: Path, work: Path) -> None:
+    """The similarity report of the class (OUT/similarity.csv and .html): each student's own code,
+    kept in the work folder, compared notebook by notebook. A list to look at, never a penalty."""
+    from . import similarity
+
+    try:
+        starters = similarity.starters(notebooks)
+        for student, files in students.items():
+            for name, path in files.items():
+                if name in starters:
+                    similarity.remember_code(work, student, name, path, starters[name])
+        write_similarity(sorted(students), starters, out, work)
+    except Exception as e:  # a report only: it never stops the grades from being written
+        say(f"the similarity report could not be written: {type(e).__name__}: {e}")
+
+
+def write_similarity(students: list[str], starters: dict, out: Path, work: Path) -> None:
+    from . import similarity
+
+    pairs = similarity.compare_class(work, students, starters)
+    titles = {name: starter.title or name for name, starter in starters.items()}
+    _, page = similarity.write_report(pairs, titles, read_roster(out), out)
+    shown = sum(p.score >= similarity.THRESHOLD for p in pairs)
+    say(f"similarity: {page} ({shown} pairs at or above {similarity.THRESHOLD:g}; all in similarity.csv)")
+
+
+def merge_similarity(parts: list[Path], outcome, out: Path) -> None:
+    """The similarity report of merged shards: each shard kept the code of the whole class (a shard grades
+    its part, but compares everyone); their kept code is gathered into OUT's work folder and compared."""
+    from . import similarity
+    from .outputs import grading_json
+
+    try:
+        for part in parts:
+            store = Path(grading_json(part).get("work") or part / "work") / "similarity"
+            if store.is_dir():
+                shutil.copytree(store, out / "work" / "similarity", dirs_exist_ok=True)
+        write_similarity(
+            sorted({r.student for r in outcome.results}), similarity.starters(outcome.notebooks), out, out / "work"
+        )
+    except Exception as e:  # a report only: it never stops the grades from being written
+        say(f"the similarity report could not be written: {type(e).__name__}: {e}")
 
 
 def late_policy(due: str | None, times: str | None, penalty: float | None) -> dict:

@@ -9,6 +9,34 @@ from . import Alternative, Mistake, edited
 
 NB03 = "03_encode_order"
 
+
+def encode_cached_by(key: str) -> str:
+    """The reference encode with a cache that outlives the call, keyed by `key`."""
+    return edited(
+        NB03,
+        "encode",
+        ("def encode(text, merges):", "_seen = {}\ndef encode(text, merges):"),
+        (
+            '    ids = list(text.encode("utf-8"))\n',
+            f'    key = {key}\n    if key in _seen:\n        return list(_seen[key])\n    ids = list(text.encode("utf-8"))\n',
+        ),
+        ("    return ids", "    _seen[key] = ids\n    return ids"),
+    )
+
+
+OWN_MERGE_LOSING_LAST = """
+def merge_pairs(ids, pair, new_id):
+    out, i = [], 0
+    while i < len(ids) - 1:          # the last id is lost when it is not part of a pair
+        if (ids[i], ids[i + 1]) == pair:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+"""
+
 APPLIED = """
 def applied_merges(ids, merges):
     parts = {new_id: pair for pair, new_id in merges.items()}
@@ -193,22 +221,58 @@ def encode(text, merges):
         "nb03_encode_cached_by_text",
         NB03,
         "encode",
-        """
-_seen = {}
-def encode(text, merges):
-    if text in _seen:                             # the same text with another table: a stale answer
-        return list(_seen[text])
-    ids = list(text.encode("utf-8"))
-    while len(ids) >= 2:
-        known = [pair for pair in zip(ids, ids[1:]) if pair in merges]
-        if not known:
-            break
-        pair = min(known, key=merges.get)
-        ids = merge(ids, pair, merges[pair])
-    _seen[text] = ids
-    return ids""",
+        encode_cached_by("text"),  # the same text with another table: a stale answer
         "test_encode_hidden",
-        "опирается на токен 256",
+        "помнит прошлые вызовы",
+    ),
+    # issue 26: a cache keyed by the table's id() or size passed, since every test table was new
+    Mistake(
+        "nb03_encode_cached_by_text_and_table_id",
+        NB03,
+        "encode",
+        encode_cached_by("(text, id(merges))"),
+        "test_encode_hidden",
+        "id(merges)",
+    ),
+    Mistake(
+        "nb03_encode_cached_by_text_and_table_size",
+        NB03,
+        "encode",
+        encode_cached_by("(text, len(merges))"),
+        "test_encode_hidden",
+        "по размеру таблицы",
+    ),
+    # issue 26: these two were told to merge the last pair (len(ids) >= 2) or about the order
+    Mistake(
+        "nb03_pairs_collected_once",
+        NB03,
+        "encode",
+        edited(
+            NB03,
+            "encode",
+            (
+                "    while len(ids) >= 2:\n        known = [pair for pair in zip(ids, ids[1:]) if pair in merges]\n",
+                "    known = [pair for pair in zip(ids, ids[1:]) if pair in merges]   # the bytes' pairs only\n"
+                "    while known:\n",
+            ),
+            (
+                "        ids = merge(ids, pair, merges[pair])",
+                "        ids = merge(ids, pair, merges[pair])\n        known.remove(pair)",
+            ),
+        ),
+        "test_encode",
+        "после каждого слияния",
+    ),
+    Mistake(
+        "nb03_own_merge_loses_last_id",
+        NB03,
+        "encode",
+        OWN_MERGE_LOSING_LAST
+        + edited(
+            NB03, "encode", ("ids = merge(ids, pair, merges[pair])", "ids = merge_pairs(ids, pair, merges[pair])")
+        ),
+        "test_encode",
+        "последний id",
     ),
     Mistake(
         "nb03_latest_rule_first",

@@ -1,8 +1,44 @@
 """Mistakes and alternative solutions for notebook 04_decode_utf8."""
 
-from . import Alternative, Mistake
+from . import Alternative, Mistake, edited
 
 NB04 = "04_decode_utf8"
+
+# a correct decode_stream with its own buffer (no codecs): the alternative, and the base of mistakes
+HAND_BUFFER = """
+def decode_stream(ids, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in merges.items():
+        vocab[new_id] = vocab[a] + vocab[b]
+
+    def length(lead):                      # how many bytes a lead byte promises
+        if 0xC2 <= lead <= 0xDF:
+            return 2
+        if 0xE0 <= lead <= 0xEF:
+            return 3
+        if 0xF0 <= lead <= 0xF4:
+            return 4
+        return 1
+
+    def second_ok(lead, second):           # E0, F0, F4 allow fewer second bytes than 80-BF
+        low, high = {0xE0: (0xA0, 0xBF), 0xF0: (0x90, 0xBF), 0xF4: (0x80, 0x8F)}.get(lead, (0x80, 0xBF))
+        return low <= second <= high
+
+    buffer = b""
+    for i in ids:
+        buffer += vocab[i]
+        k = len(buffer) - 1                # the last byte that is not a continuation byte
+        while k >= 0 and 0x80 <= buffer[k] <= 0xBF and len(buffer) - k < 4:
+            k -= 1
+        if (k >= 0 and len(buffer) - k < length(buffer[k])
+                and (len(buffer) - k < 2 or second_ok(buffer[k], buffer[k + 1]))):
+            ready, buffer = buffer[:k], buffer[k:]       # keep the unfinished character
+        else:
+            ready, buffer = buffer, b""
+        if ready:
+            yield ready.decode("utf-8", errors="replace")
+    if buffer:
+        yield buffer.decode("utf-8", errors="replace")"""
 
 MISTAKES = [
     # ---------------------------------------------------------------- decode
@@ -123,6 +159,39 @@ def decode(ids, merges):
         "test_decode_hidden",
         "все 256 байтов",
     ),
+    # issue 26: both got full marks
+    Mistake(
+        "nb04_decode_normalizes_nfc",
+        NB04,
+        "decode",
+        "import unicodedata\n"
+        + edited(
+            NB04,
+            "decode",
+            (
+                'return data.decode("utf-8", errors="replace")',
+                'return unicodedata.normalize("NFC", data.decode("utf-8", errors="replace"))',
+            ),
+        ),
+        "test_decode_hidden",
+        "Ничего не нормализуйте",
+    ),
+    Mistake(
+        "nb04_decode_skips_unknown_ids",
+        NB04,
+        "decode",
+        edited(NB04, "decode", ("vocab[i] for i in ids)", "vocab[i] for i in ids if i in vocab)")),
+        "test_decode",
+        "KeyError или ValueError",
+    ),
+    Mistake(
+        "nb04_decode_unknown_id_as_replacement",
+        NB04,
+        "decode",
+        edited(NB04, "decode", ("vocab[i] for i in ids)", 'vocab.get(i, "\\ufffd".encode()) for i in ids)')),
+        "test_decode",
+        "KeyError или ValueError",
+    ),
     Mistake(
         "nb04_decode_table_cached_by_size",
         NB04,
@@ -171,7 +240,7 @@ def decode_stream(ids, merges):
         if text:
             yield text                                 # no final flush""",
         "test_decode_stream",
-        "final=True",
+        "id больше не будет",
     ),
     Mistake(
         "nb04_stream_strict_waits_forever",
@@ -358,7 +427,7 @@ def decode_stream(ids, merges):
     if buffer:
         yield buffer.decode("utf-8", errors="replace")""",
         "test_decode_stream_hidden",
-        "не должно быть �",
+        "пока не пришли все",
     ),
     Mistake(
         "nb04_stream_hand_buffer_waits_one_byte_more",
@@ -504,6 +573,15 @@ def decode_stream(ids, merges):
         yield buffer.decode("utf-8", errors="replace")""",
         "test_decode_stream_hidden",
         "никогда не начинают символ",
+    ),
+    # issue 26: a 4-byte character was blamed on «символ разрезан…, но он не битый»
+    Mistake(
+        "nb04_stream_hand_buffer_four_byte_lead_as_three",
+        NB04,
+        "decode_stream",
+        HAND_BUFFER.replace("if 0xE0 <= lead <= 0xEF:", "if 0xE0 <= lead <= 0xF4:   # F0-F4 read as 3 bytes too"),
+        "test_decode_stream_hidden",
+        "F0–F4 — из четырёх",
     ),
     # ---------------------------------------------------------------- bytes_to_unicode
     Mistake(
@@ -737,40 +815,7 @@ def decode(ids, merges):
         "nb04_stream_hand_written_buffer",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-
-    def length(lead):                      # how many bytes a lead byte promises
-        if 0xC2 <= lead <= 0xDF:
-            return 2
-        if 0xE0 <= lead <= 0xEF:
-            return 3
-        if 0xF0 <= lead <= 0xF4:
-            return 4
-        return 1
-
-    def second_ok(lead, second):           # E0, F0, F4 allow fewer second bytes than 80-BF
-        low, high = {0xE0: (0xA0, 0xBF), 0xF0: (0x90, 0xBF), 0xF4: (0x80, 0x8F)}.get(lead, (0x80, 0xBF))
-        return low <= second <= high
-
-    buffer = b""
-    for i in ids:
-        buffer += vocab[i]
-        k = len(buffer) - 1                # the last byte that is not a continuation byte
-        while k >= 0 and 0x80 <= buffer[k] <= 0xBF and len(buffer) - k < 4:
-            k -= 1
-        if (k >= 0 and len(buffer) - k < length(buffer[k])
-                and (len(buffer) - k < 2 or second_ok(buffer[k], buffer[k + 1]))):
-            ready, buffer = buffer[:k], buffer[k:]       # keep the unfinished character
-        else:
-            ready, buffer = buffer, b""
-        if ready:
-            yield ready.decode("utf-8", errors="replace")
-    if buffer:
-        yield buffer.decode("utf-8", errors="replace")""",
+        HAND_BUFFER,
     ),
     Alternative(
         "nb04_stream_yields_empty_strings",

@@ -1,6 +1,6 @@
 """Mistakes and alternative solutions for notebook 05_regex_pretokenization."""
 
-from . import Alternative, Mistake
+from . import Alternative, Mistake, edited
 
 NB05 = "05_regex_pretokenization"
 
@@ -44,6 +44,22 @@ def split_by_branches(text, branches):
     return [(piece, k) for _, piece, k in sorted(found)]""",
         "test_split_by_branches",
         "на каждой позиции заново",
+    ),
+    # issue 26: returning a branch's own group 1 was told about branch numbers
+    Mistake(
+        "nb05_branches_piece_is_group_1",
+        NB05,
+        "split_by_branches",
+        edited(
+            NB05,
+            "split_by_branches",
+            (
+                "pieces.append((found.group(), k))",
+                "pieces.append((found.group(1) if branch.groups else found.group(), k))",
+            ),
+        ),
+        "test_split_by_branches_hidden",
+        "а не группа в её",
     ),
     Mistake(
         "nb05_branches_search_skips_text",
@@ -203,7 +219,7 @@ def number_pattern(max_digits):
 def number_pattern(max_digits):
     return GPT2_PATTERN.replace(r" ?\\p{N}+", r"\\p{N}{%d}" % max_digits)""",
         "test_number_pattern",
-        "{1,max_digits}",
+        "нижней и верхней границей",
     ),
     Mistake(
         "nb05_numbers_may_be_empty",
@@ -213,7 +229,7 @@ def number_pattern(max_digits):
 def number_pattern(max_digits):
     return GPT2_PATTERN.replace(r" ?\\p{N}+", r"\\p{N}{0,%d}" % max_digits)""",
         "test_number_pattern",
-        "{1,max_digits}",
+        "пустые строки",
     ),
     Mistake(
         "nb05_numbers_with_backslash_d",
@@ -243,7 +259,20 @@ def number_pattern(max_digits):
 def number_pattern(max_digits):
     return GPT2_PATTERN + r"|\\p{N}{1,%d}" % max_digits   # the old branch still matches first""",
         "test_number_pattern",
-        "{1,max_digits}",
+        "нижней и верхней границей",
+    ),
+    # issue 26: narrowing the letters branch got full marks
+    Mistake(
+        "nb05_numbers_letters_narrowed_to_latin_and_cyrillic",
+        NB05,
+        "number_pattern",
+        edited(
+            NB05,
+            "number_pattern",
+            ('return "|".join(branches)', 'return "|".join(branches).replace(r"\\p{L}+", "[a-zA-Zа-яА-ЯёЁ]+")'),
+        ),
+        "test_number_pattern_hidden",
+        "любого письма",
     ),
     # ---------------------------------------------------------------- train_chunked
     Mistake(
