@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed
 
-.PHONY: help setup lint format test test-quick check-notebook proof demo release lab bench bench-grading bundle clean
+.PHONY: help setup lint format test test-quick check-notebook proof demo release lab bench bench-grading bundle serve clean
 
 help:              ## this list
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed -E 's/:.*## /\t/' | expand -t 18
@@ -59,6 +59,11 @@ bundle: $(STAMP)   ## a student edition without answers: make bundle NB=01 OUT=h
 
 lab: $(STAMP)      ## JupyterLab on the student notebooks
 	$(VENV)/bin/jupyter lab notebooks/
+
+ROSTER ?= roster.csv
+DATA ?= server-data
+serve: $(STAMP)    ## the course server: make serve NB=01,02 ROSTER=roster.csv (docs/server.md)
+	$(PY) -m autograder serve --notebooks $(NB) --roster $(ROSTER) --data $(DATA)
 
 clean:
 	rm -rf demo-output grades .pytest_cache

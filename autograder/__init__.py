@@ -10,8 +10,8 @@ Layers, each importing only the ones above it in this list (tests/test_layers.py
                in the grader → a result and its feedback page;
 - `platforms`  a class's files in and out: folders and LMS zips, grades.csv, Moodle's and
                Canvas's files, the late policy, item analysis;
-- `classroom`  a class graded: cache, worker pool, gradebook, output folder, shards;
-- `cli`        `python -m autograder release | bundle | grade | merge | check | demo` on top.
+- `classroom`  a class graded: cache, worker pool, gradebook, output folder, shards, similarity;
+- `cli`        `python -m autograder release | bundle | grade | merge | similarity | check | demo` on top.
 """
 
 import sys

@@ -1,4 +1,4 @@
-"""python -m autograder release | bundle | grade | merge | check | demo
+"""python -m autograder release | bundle | grade | merge | similarity | check | demo | serve | export | worker
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
@@ -21,7 +21,7 @@ from bpe_course.vocab import offline_tiktoken
 
 from .classroom.batch import ClassGrader, parse_shard
 from .classroom.cache import Cache
-from .classroom.outputs import merge_gradebook, merge_outputs
+from .classroom.outputs import grading_json, merge_gradebook, merge_outputs
 from .classroom.pool import default_jobs
 from .course.course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
 from .notebook.results import ERROR, GRADED, NOT_GRADED
@@ -58,7 +58,7 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
     review = [f"{r.student}/{r.notebook}: {finding}" for r in outcome.results for finding in r.review]
     if review:
         say(
-            "For review (graded as usual; the code reaches for the grading machinery):",
+            "For review (graded as usual; the code reaches for the grading machinery or changed the course's tests):",
             *("  " + line for line in review[:50]),
             "",
         )
@@ -439,8 +439,79 @@ def run_grading(
     outcome = grader.grade(found, out, shard=shard)
     code = report_class(outcome, grader.notebooks, out, feedback)
     analyse(outcome, out)
+    compare_students(found.students, grader.notebooks, out, work)
     export_grades(export, outcome, out, assignment, language, late, worksheet)
     return code
+
+
+def compare_students(students: dict, notebooks: list[str], out: Path, work: Path) -> None:
+    """The similarity report of the class (OUT/similarity.csv and .html): each student's own code,
+    kept in the work folder, compared notebook by notebook. A list to look at, never a penalty."""
+    from .classroom import similarity
+
+    try:
+        starters = similarity.starters(notebooks)
+        for student, files in students.items():
+            for name, path in files.items():
+                if name in starters:
+                    similarity.remember_code(work, student, name, path, starters[name])
+        write_similarity(sorted(students), starters, out, work)
+    except Exception as e:  # a report only: it never stops the grades from being written
+        say(f"the similarity report could not be written: {type(e).__name__}: {e}")
+
+
+def write_similarity(students: list[str], starters: dict, out: Path, work: Path) -> None:
+    from .classroom import similarity
+
+    pairs = similarity.compare_class(work, students, starters)
+    titles = {name: starter.title or name for name, starter in starters.items()}
+    _, page = similarity.write_report(pairs, titles, read_roster(out), out)
+    shown = sum(p.score >= similarity.THRESHOLD for p in pairs)
+    say(f"similarity: {page} ({shown} pairs at or above {similarity.THRESHOLD:g}; all in similarity.csv)")
+
+
+def merge_similarity(parts: list[Path], outcome, out: Path) -> None:
+    """The similarity report of merged shards: each shard kept the code of the whole class (a shard grades
+    its part, but compares everyone); their kept code is gathered into OUT's work folder and compared."""
+    from .classroom import similarity
+
+    try:
+        for part in parts:
+            store = Path(grading_json(part).get("work") or part / "work") / "similarity"
+            if store.is_dir():
+                shutil.copytree(store, out / "work" / "similarity", dirs_exist_ok=True)
+        write_similarity(
+            sorted({r.student for r in outcome.results}), similarity.starters(outcome.notebooks), out, out / "work"
+        )
+    except Exception as e:  # a report only: it never stops the grades from being written
+        say(f"the similarity report could not be written: {type(e).__name__}: {e}")
+
+
+def cmd_similarity(args) -> int:
+    """The similarity report of a graded class again, from the code its last `grade` run kept."""
+    from .classroom import similarity
+
+    out = Path(args.out).resolve()
+    record = grading_json(out)
+    if not record:
+        say(f"not a grade output folder (no grading.json): {out}")
+        return BAD_INPUT
+    work = Path(record.get("work") or out / "work")
+    names = [n for n in record.get("notebooks", []) if n in course_notebooks()]
+    store = work / "similarity"
+    students = sorted(p.name for p in store.iterdir() if p.is_dir()) if store.is_dir() else []
+    graded = {r.get("student") for r in read_results(out)}
+    students = [s for s in students if s in graded] if graded else students
+    write_similarity(students, similarity.starters(names), out, work)
+    return OK
+
+
+def read_results(out: Path) -> list[dict]:
+    try:
+        rows = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    except (OSError, ValueError):
+        return []
 
 
 def cmd_release(args) -> int:
@@ -514,6 +585,7 @@ def cmd_merge(args) -> int:
     recorded = merge_gradebook([Path(p) for p in args.parts], outcome, course.root)
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
     analyse(outcome, out)
+    merge_similarity([Path(p) for p in args.parts], outcome, out)
     say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
     try:
         late = late_policy(args)
@@ -580,6 +652,94 @@ def cmd_demo(args) -> int:
     submissions = build_demo_class(out / "class")
     say(f"demo class: {submissions} (alice: all solved, bob: untouched, carol: a mistake, dave: 01 only)")
     return run_grading(submissions, out, out / "work", jobs=args.jobs)
+
+
+def cmd_serve(args) -> int:
+    """The course server (docs/server.md): on-demand grading with the hidden tests, through secret links."""
+    from .server import serve
+
+    try:
+        args.notebooks = choose_notebooks(args.notebooks)
+        return serve(args, say)
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+
+
+def cmd_export(args) -> int:
+    """The exports of `grade` (Moodle worksheet and feedback zip, Canvas CSV) from the course server's records."""
+    from .server.export import export_from_server
+
+    kinds = [k for k in args.export or [] if k != "none"]
+    try:
+        worksheet = lms_files.read_moodle_worksheet(Path(args.worksheet)) if args.worksheet else None
+        assignment = canvas_column(args.gradebook, args.assignment)
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+    out = export_from_server(
+        Path(args.from_server), Path(args.out), kinds, assignment, args.lms_language, worksheet, say
+    )
+    say(f"grades from the server's records: {out / 'grades.csv'}")
+    return OK
+
+
+def export_parser(sub) -> None:
+    e = sub.add_parser("export", help="the class's exports from the course server's records (no LMS download)")
+    e.add_argument("--from-server", required=True, metavar="DATA", help="the server's --data folder")
+    e.add_argument("--out", default="grades", help="where grades.csv and the exports go (default: ./grades)")
+    e.add_argument("--export", action="append", choices=[*sorted(EXPORTS), "none"], required=True)
+    e.add_argument("--assignment", default="", help="the Canvas gradebook column (default: serve's --assignment)")
+    e.add_argument("--gradebook", metavar="CANVAS_CSV", help="Canvas's gradebook export: the column is its assignment")
+    e.add_argument("--lms-language", choices=sorted(lms_files.MOODLE_STRINGS), default="")
+    e.add_argument("--worksheet", metavar="WORKSHEET", help="Moodle's grading worksheet as downloaded")
+    e.set_defaults(run=cmd_export)
+
+
+def cmd_worker(args) -> int:
+    """A grading worker on another host: takes the course server's jobs from Redis, grades them here."""
+    from .server.queue import CONSUMER, Grading, make_queue, register
+
+    huey = make_queue(redis_url=args.redis)
+    register(huey, Grading(Path(args.work).resolve()))
+    say(f"grading the course server's jobs from {args.redis} in {args.work} ({args.jobs} at once)")
+    huey.create_consumer(**CONSUMER, workers=args.jobs).run()
+    return OK
+
+
+def worker_parser(sub) -> None:
+    w = sub.add_parser("worker", help="grade the course server's jobs on this host (the queue on Redis)")
+    w.add_argument("--redis", required=True, help="the queue's Redis, e.g. redis://queue-host:6379/0")
+    w.add_argument("--work", default="grading-work", help="this host's work folder (the prepared course, files)")
+    w.add_argument("--jobs", type=int, default=1, help="notebooks graded at once (default 1)")
+    w.set_defaults(run=cmd_worker)
+
+
+def serve_parser(sub) -> None:
+    s = sub.add_parser("serve", help="the course server: students upload, the hidden tests grade on demand")
+    s.add_argument("--notebooks", required=True, help="the assignment's notebooks, e.g. 01,02")
+    s.add_argument("--roster", help="the class: Moodle's grading worksheet, Canvas's gradebook export or a CSV id,name")
+    s.add_argument("--data", default="server-data", help="everything the server keeps (default: ./server-data)")
+    s.add_argument("--due", help="the due date, e.g. '2026-12-01 23:59' (the server's local time)")
+    s.add_argument("--late", choices=["record", "refuse"], default="record", help="uploads after --due")
+    s.add_argument(
+        "--before-due",
+        choices=["messages", "points"],
+        default="messages",
+        help="what the hidden tests show before --due: their messages (default), or their points only",
+    )
+    s.add_argument("--attempts-per-hour", type=int, default=10, help="uploads per student per hour (default 10)")
+    s.add_argument("--max-mb", type=int, default=20, help="the largest upload, in MB (default 20)")
+    s.add_argument("--host", default="127.0.0.1", help="where to listen (default 127.0.0.1: behind a proxy)")
+    s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--url", default="", help="the address students use, for their links (default http://HOST:PORT)")
+    s.add_argument("--proxy", action="store_true", help="trust X-Forwarded-For/-Proto from the reverse proxy")
+    s.add_argument("--jobs", type=int, default=1, help="notebooks graded at once here (0: only other hosts grade)")
+    s.add_argument("--work", help="the grading work folder (default: DATA/worker)")
+    s.add_argument("--redis", default="", help="the queue on Redis (redis://HOST:PORT/0) instead of DATA/queue.db")
+    s.add_argument("--assignment", default="", help="the Canvas gradebook column for the download button")
+    s.add_argument("--reissue", metavar="STUDENT_ID", help="a new link for one student (or: instructor), then exit")
+    s.set_defaults(run=cmd_serve)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -704,10 +864,16 @@ def parser() -> argparse.ArgumentParser:
         help="write it even if a notebook's read-only cells hold an answer of this or a later assignment",
     )
     b.set_defaults(run=cmd_bundle)
+    s = sub.add_parser("similarity", help="the similarity report of a graded class again (OUT/similarity.html)")
+    s.add_argument("out", help="the output folder of a grade run")
+    s.set_defaults(run=cmd_similarity)
     d = sub.add_parser("demo", help="grade the bundled example class")
     d.add_argument("--out", default="demo-output")
     d.add_argument("--jobs", type=int, default=default_jobs())
     d.set_defaults(run=cmd_demo)
+    serve_parser(sub)
+    export_parser(sub)
+    worker_parser(sub)
     return p
 
 

@@ -3,13 +3,12 @@
 
 Not a sandbox: only for the course's solutions and catalogued mistakes (tests/catalogue.py), which it
 makes provable in seconds. It answers what `autograder.wall.session.KernelSession` answers: a cell's
-`CellRun`, an agent request's parsed dict, a CPU clock.
+`CellRun`, an agent request's answer (a message of `autograder.wall.protocol`, through its bytes), a CPU clock.
 """
 
 import builtins
 import contextlib
 import io
-import json
 import sys
 import time
 import types
@@ -17,7 +16,7 @@ import types
 from nbformat import NotebookNode
 
 from autograder.wall import agent as agent_module
-from autograder.wall import wire
+from autograder.wall import protocol, wire
 from autograder.wall.session import CellRun, error_output
 
 
@@ -86,6 +85,6 @@ class LocalSession:
             else:
                 sys.modules["__main__"] = theirs
 
-    def request(self, request: dict, timeout: float) -> dict:
+    def request(self, request: protocol.Request, timeout: float) -> protocol.Answer:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), self.as_main():
-            return json.loads(self.agent.serve(json.dumps(request, ensure_ascii=False)))
+            return protocol.read(self.agent.serve(protocol.dumps(request)))

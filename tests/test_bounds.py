@@ -1,5 +1,6 @@
 """The grader's own work on what a submission controls is bounded (issue 18): each attack in-process."""
 
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -147,10 +148,12 @@ class RecordingSession:
         self.asked = []
 
     def request(self, request, timeout):
-        self.asked.append(request.get("seconds"))
-        if request["op"] == "describe":
-            return {"names": {"f": {"kind": "function"}}}
-        return {"value": 1}
+        from autograder.wall import protocol
+
+        self.asked.append(request.seconds)
+        if isinstance(request, protocol.Describe):
+            return protocol.Names(names={"f": protocol.Function()})
+        return protocol.Value(value=1)
 
 
 def test_call_seconds_governs_every_call_that_does_not_set_its_own_limit():
@@ -190,12 +193,16 @@ def bytes_per_token(text, ids):
 
 
 def test_a_rebuilt_exception_has_its_name_and_a_built_in_base_only():
+    from autograder.wall.protocol import Error, Malformed, read
     from autograder.wall.remote import StudentException, rebuilt_exception
 
-    e = rebuilt_exception({"type": "EmptyTokens", "message": "пусто", "bases": ["ValueError", "Exception"]})
+    e = rebuilt_exception(Error(type="EmptyTokens", message="пусто", bases=["ValueError", "Exception"]))
     assert isinstance(e, ValueError) and isinstance(e, StudentException) and type(e).__name__ == "EmptyTokens"
     for forged in (["StopIteration"], ["SystemExit"], ["KeyboardInterrupt"], [{"x": 1}], "ValueError", ["object"]):
-        e = rebuilt_exception({"type": "Mine", "message": "", "bases": forged})
+        answer = read(json.dumps({"kind": "error", "type": "Mine", "message": "", "bases": forged}).encode())
+        if isinstance(answer, Malformed):  # not a list of names: no error at all
+            continue
+        e = rebuilt_exception(answer)
         assert type(e).__mro__[2] is Exception, forged  # nothing a check could mistake for control flow
 
 

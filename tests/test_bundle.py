@@ -58,7 +58,7 @@ def test_it_has_what_a_student_needs_and_nothing_of_the_grader(edition):
     } <= inside
     assert not any(n.startswith(("solutions/", "autograder/", "tests/", ".git")) for n in inside)
     assert not any(n.startswith("notebooks/") and NB1 not in n for n in inside)
-    assert "nbgrader" not in (root / "requirements.txt").read_text()
+    assert not any(tool in (root / "requirements.txt").read_text() for tool in ("nbgrader", "copydetect"))
     assert "**скрытые тесты**" in (root / "README.md").read_text(encoding="utf-8")
     lab = subprocess.run(["make", "-n", "lab"], cwd=root, capture_output=True, text=True)
     assert "jupyter lab notebooks/" in lab.stdout, lab.stdout + lab.stderr

@@ -173,24 +173,25 @@ class Forged:
         self.text = text
 
     def request(self, request, timeout):
-        from autograder.wall.session import parse_answer
+        from autograder.wall import protocol
 
-        return parse_answer(self.text.encode())
+        return protocol.read(self.text.encode())
 
 
 @pytest.mark.parametrize(
     "template",
     [
-        '{"value":%s}',
-        '{"error":{"type":%s,"message":%s,"where":%s,"bases":%s}}',
-        '{"error":%s}',
-        '{"unsupported":%s}',
-        '{"iterator":%s}',
-        '{"timeout":%s}',
-        '{"names":{"f":{"kind":"value","value":%s}}}',
-        '{"names":{"f":{"kind":"unsupported","type":%s}}}',
-        '{"items":[%s]}',
-        '{"items":[],"error":{"message":%s}}',
+        '{"kind":"value","value":%s}',
+        '{"kind":"error","type":%s,"message":%s,"where":%s,"bases":%s}',
+        '{"kind":"error","type":"E","message":"m","bases":[%s]}',
+        '{"kind":"unsupported","type_name":%s}',
+        '{"kind":"iterator","handle":%s}',
+        '{"kind":"timeout","limit":%s}',
+        '{"kind":"names","names":{"f":{"kind":"value","value":%s}}}',
+        '{"kind":"names","names":{"f":{"kind":"unsupported","type_name":%s}}}',
+        '{"kind":"items","items":[%s]}',
+        '{"kind":"items","items":[],"end":{"kind":"error","type":"E","message":%s}}',
+        '{"kind":%s}',
     ],
 )
 def test_answers_nested_as_deep_as_json_parses_fail_the_check_and_raise_nothing_else(template):
@@ -344,12 +345,13 @@ def test_a_timeout_is_the_graders_finding_not_a_name_the_student_raises_or_a_cla
     with KernelSession(Sandbox(), cell_timeout=30) as session:
         run = session.run_cell("class Timeout(Exception):\n    pass\nraise Timeout('5')")
         assert run.error == ("Timeout", "5") and run.timed_out is None
-        seq = session.sequence + 1
-        run = session.run_cell(
-            f"import json, os, struct\ndata = json.dumps({{'error': None, 'timeout': True}}).encode()\n"
-            f"os.write({session.agent_fd}, struct.pack('>II', {seq}, len(data)) + data)"
-        )
-        assert run.timed_out is None and run.error[0] == "Exception", run
+        for forged in ({"kind": "timeout", "limit": "wall"}, {"error": None, "timeout": True}):
+            seq = session.sequence + 1
+            run = session.run_cell(
+                f"import json, os, struct\ndata = json.dumps({forged!r}).encode()\n"
+                f"os.write({session.agent_fd}, struct.pack('>II', {seq}, len(data)) + data)"
+            )
+            assert run.timed_out is None and run.error[0] == "Exception", run
         session.cell_timeout = 1
         run = session.run_cell("import time\ntime.sleep(30)")  # a real one still counts
         assert run.timed_out == 1 and run.error == ("Timeout", "1")

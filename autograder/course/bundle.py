@@ -27,7 +27,7 @@ from .course import SOLUTIONS, course_notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS, DATA, HELPERS = ROOT / "notebooks", ROOT / "data", ROOT / "bpe_course"
-GRADER_ONLY = ("nbgrader", "pytest", "ruff")  # requirements the student edition does without
+GRADER_ONLY = ("nbgrader", "pytest", "ruff", "copydetect")  # requirements the student edition does without
 SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
 TEMPLATES = Path(__file__).resolve().parent / "student_edition"

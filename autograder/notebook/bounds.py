@@ -4,10 +4,12 @@ A test cell runs in the grader's process on plain data from the student's kernel
 does is linear in that data (the wire refuses hash-collision floods, `autograder.wall.wire`), but a
 regular expression is a program: a pattern a student's function returns (05's `number_pattern`)
 can backtrack for hours inside `regex.findall`, in C, where no signal reaches it. So a test's
-namespace imports a bounded `regex`: the same module, each matching call given the `timeout=` of
-what is left of the test's budget (`Evaluator.regex_seconds`, generous: honest patterns take
-milliseconds). Over budget, the test fails with `RegexTimeout` naming the cause, and the notebook
-goes on. The test source needs nothing special: `import regex as reference_regex` gets this one.
+namespace imports a bounded `regex`: the same module, each matching call given what is left of
+the test's budget (`Evaluator.regex_seconds`, generous: honest patterns take milliseconds), in CPU
+seconds of the grader's own (`Budget`). Over budget, a student's pattern fails the test with
+`RegexTimeout` naming the cause, and the notebook goes on; a pattern of the course's is a
+`GraderFault` (the notebook is `error`, graded again next run). The test source needs nothing
+special: `import regex as reference_regex` gets this one.
 
 Everything else a test does here runs under a CPU budget too (`cpu_budget`, Evaluator.grader_seconds,
 generous): the grader's own CPU time (ITIMER_VIRTUAL; time spent waiting for the kernel does not
@@ -46,7 +48,7 @@ MATCHING = (
 
 
 class RegexTimeout(CheckFailed):
-    """The grader's regular-expression work of one test ran out of its budget."""
+    """A student's regular expression ran out of the test's budget of the grader's CPU."""
 
     def __init__(self, seconds: float):
         super().__init__(
@@ -55,31 +57,73 @@ class RegexTimeout(CheckFailed):
         )
 
 
+class GraderFault(BaseException):
+    """A failure of the course's own work in the grader (a pattern the course wrote ran out of its
+    budget): never the student's; the notebook is `error`, to be graded again (a BaseException: a
+    check's `except Exception` cannot turn it into a failed test)."""
+
+
 class Budget:
-    """Wall-clock seconds of regex work one test may spend; `start()` at each test."""
+    """CPU seconds of the grader's own regex work one test may spend (`start()` at each test): only
+    the time the grader's thread spends inside a matching call counts — never time spent waiting for
+    the kernel, nor the time a busy machine keeps the grader off the CPU. A timeout of a pattern the
+    course wrote (`course_patterns`, the string constants of its tests and given cells) is a
+    GraderFault; of any other pattern, the student's, a RegexTimeout."""
 
     def __init__(self, seconds: float):
-        self.seconds = seconds
-        self.deadline = time.monotonic() + seconds
+        self.seconds, self.spent = seconds, 0.0
+        self.course_patterns: set = set()
 
     def start(self) -> None:
-        self.deadline = time.monotonic() + self.seconds
+        self.spent = 0.0
 
     def left(self) -> float:
-        return max(self.deadline - time.monotonic(), 0.001)
+        return max(self.seconds - self.spent, 0.001)
 
-    def bounded(self, fn):
+    def bounded(self, fn, pattern=None):
         def call(*args, **kwargs):
-            if kwargs.get("timeout") is None:
-                kwargs["timeout"] = self.left()
-            kwargs["timeout"] = min(kwargs["timeout"], self.left())
-            try:
-                return fn(*args, **kwargs)
-            except TimeoutError:
-                raise RegexTimeout(self.seconds) from None
+            asked = kwargs.get("timeout")
+            text = pattern if pattern is not None else (args[0] if args else kwargs.get("pattern"))
+            return self.run(fn, args, kwargs, asked, getattr(text, "pattern", text))
 
         call.__name__ = getattr(fn, "__name__", "regex")
         return call
+
+    def run(self, fn, args, kwargs, asked, pattern):
+        """fn(*args, **kwargs) under what is left of the budget, in the grader's CPU seconds: regex's own
+        `timeout=` is wall-clock, so a call it stops before the CPU was spent (the grader kept off the CPU)
+        runs again with more wall-clock time; a call may ask a shorter limit of its own (`asked`)."""
+        stretch = 1
+        while True:
+            left = self.left() if asked is None else min(asked, self.left())
+            started = time.thread_time()
+            try:
+                return fn(*args, **{**kwargs, "timeout": left * stretch})
+            except TimeoutError:
+                used = time.thread_time() - started
+                if used < 0.9 * left and stretch < 64:
+                    stretch *= 4
+                    continue
+                if isinstance(pattern, str) and pattern in self.course_patterns:
+                    raise GraderFault(
+                        f"the course's own regular expression did not finish in {self.seconds:g} s of the "
+                        "grader's CPU: a fault of the grader or of the machine, not of the notebook; run "
+                        "the command again to retry it"
+                    ) from None
+                raise RegexTimeout(self.seconds) from None
+            finally:
+                self.spent += time.thread_time() - started
+
+
+def string_constants(code) -> set:
+    """Every string constant of compiled code, its functions' and classes' included."""
+    found = set()
+    for const in code.co_consts:
+        if isinstance(const, str):
+            found.add(const)
+        elif hasattr(const, "co_consts"):
+            found |= string_constants(const)
+    return found
 
 
 class BoundedPattern:
@@ -90,7 +134,7 @@ class BoundedPattern:
 
     def __getattr__(self, name):
         value = getattr(self._pattern, name)
-        return self._budget.bounded(value) if name in MATCHING else value
+        return self._budget.bounded(value, self._pattern.pattern) if name in MATCHING else value
 
     def __repr__(self):
         return repr(self._pattern)

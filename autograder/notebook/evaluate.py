@@ -19,7 +19,7 @@ from bpe_course import checks
 from ..course.plan import free_names
 from ..wall import wire
 from ..wall.remote import KernelGone, Remote, StudentException
-from .bounds import Budget, OverBudget, bound_values, bounded_builtins, cpu_budget
+from .bounds import Budget, GraderFault, OverBudget, bound_values, bounded_builtins, cpu_budget, string_constants
 from .results import TestResult
 
 
@@ -42,9 +42,9 @@ class Evaluator(LoggingConfigurable):
     max_items = Integer(wire.MAX_ITEMS, help="The most elements of one value from the kernel.").tag(config=True)
     regex_seconds = Float(
         30,
-        help="Wall-clock seconds the grader's regular-expression work of one test (or given "
-        "cell) may take: a student's pattern may backtrack without end (autograder.notebook.bounds). "
-        "Generous: a fallback, never a measure.",
+        help="CPU seconds of the grader's own regular-expression work one test (or given "
+        "cell) may take (waiting for the kernel does not count): a student's pattern may backtrack "
+        "without end (autograder.notebook.bounds). Generous: a fallback, never a measure.",
     ).tag(config=True)
     grader_seconds = Float(
         300,
@@ -75,10 +75,12 @@ class Evaluator(LoggingConfigurable):
         """A given (read-only) cell of the course, run here so checks use the course's own version."""
         self.budget.start()
         namespace["__builtins__"] = self.builtins
+        code = compile(source, "<given>", "exec")
+        self.budget.course_patterns |= string_constants(code)
         try:
             with cpu_budget(self.grader_seconds):
                 namespace.update(remote.bind(free_names(source) - set(namespace)))
-                exec(compile(source, "<given>", "exec"), namespace)
+                exec(code, namespace)
         except OverBudget as e:  # an ordinary failure of the given cell: the tests that need it say so
             raise RuntimeError(str(e)) from None
 
@@ -94,8 +96,12 @@ class Evaluator(LoggingConfigurable):
             namespace["__builtins__"] = self.builtins
             bound_values(namespace, self.builtins)
             namespace.update(remote.bind(free_names(source) - set(given)))
+            code = compile(source, f"<{grade_id}>", "exec")
+            self.budget.course_patterns |= string_constants(code)
             with contextlib.redirect_stdout(io.StringIO()), cpu_budget(self.grader_seconds):
-                exec(compile(source, f"<{grade_id}>", "exec"), namespace)
+                exec(code, namespace)
+        except GraderFault:  # the course's own work failed: not the student's test to lose
+            raise
         except KernelGone as e:
             return TestResult(grade_id, 0, points, f"Тест не выполнялся: {e}")
         except OverBudget as e:

@@ -15,7 +15,7 @@ import tokenize
 
 import nbformat
 
-from ..course.cells import grade_id, is_solution
+from ..course.cells import grade_id, is_solution, is_test, nbgrader_meta
 
 # names whose mere use in a student's cell is a reason to look: this course never needs them
 SUSPICIOUS_NAMES = {
@@ -124,3 +124,42 @@ def tampering(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) 
             continue  # a lesson cell as the course wrote it (also when saved without cell ids)
         findings += [f"ячейка {number}, {line}" for line in suspicious_lines(cell.source, course_lines, course_names)]
     return findings
+
+
+GRADING_FIELDS = {"grade": "отметка «оценивается»", "points": "баллы", "solution": "отметка «ответ студента»"}
+
+
+def test_cell_changes(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[str]:
+    """What the submission did to the course's test cells — deleted, edited, retagged, re-pointed to
+    another grade_id — in words for the instructor; [] for an honest one. (The grade is not changed
+    by it: the tests always come from the course, autograder.notebook.normalize.)"""
+    by_grade_id, by_id = {}, {}
+    for cell in submitted.cells:
+        by_grade_id.setdefault(grade_id(cell), []).append(cell)
+        by_id.setdefault(cell.get("id"), cell)
+    found = []
+    for original in release.cells:
+        if not is_test(original):
+            continue
+        g, said = grade_id(original), f"тест «{grade_id(original)}»"
+        same = by_grade_id.get(g, [])
+        if len(same) > 1:
+            found.append(f"{said}: в блокноте {len(same)} ячейки с его grade_id (лишние отброшены)")
+        cell = same[0] if same else by_id.get(original.get("id"))
+        if cell is None:
+            found.append(f"{said} удалён из блокнота")
+            continue
+        if not same:
+            moved = grade_id(cell)
+            found.append(
+                f"{said}: у ячейки теста grade_id изменён на «{moved}»"
+                if moved
+                else f"{said}: у ячейки теста снята разметка nbgrader"
+            )
+        if cell.source.strip() != original.source.strip():
+            found.append(f"{said}: код теста изменён")
+        theirs, ours = nbgrader_meta(cell), nbgrader_meta(original)
+        for key, what in GRADING_FIELDS.items():
+            if same and theirs.get(key) != ours.get(key):
+                found.append(f"{said}: изменено поле «{what}» ({ours.get(key)!r} → {theirs.get(key)!r})"[:300])
+    return [line + " — проверен тестом курса, как он был выдан" for line in found]

@@ -33,6 +33,7 @@ from ..course.cells import grade_id, is_solution, is_test
 from ..course.course import CourseNotebook
 from ..course.plan import analyse, needed_cells
 from ..wall.session import KernelDied, KernelStuck, error_output
+from .bounds import GraderFault
 from .evaluate import Evaluator
 from .results import BROKEN, ERROR, GRADED, Result, TestResult
 from .sanitize import SubmissionError, sanitize
@@ -78,6 +79,8 @@ class NotebookGrader(LoggingConfigurable):
                 graded = self.run(course, notebook, session, student)
         except (KernelDied, KernelStuck) as e:
             return failed(ERROR, f"the sandboxed kernel could not be used: {e}")
+        except GraderFault as e:  # the course's own work in the grader failed: graded again next run
+            return failed(ERROR, f"grading failed: {e}"[:1000])
         except Exception as e:  # a fault of the grader: this notebook fails, the class goes on
             return failed(ERROR, f"grading failed: {type(e).__name__}: {e}"[:1000])
         graded.result.review = review

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 
-from .guard import tampering
+from .guard import tampering, test_cell_changes
 from .normalize import restore_course_cells
 
 MAX_NOTEBOOK_BYTES = 50 * 2**20
@@ -67,10 +67,15 @@ def read_submission(path: Path) -> nbformat.NotebookNode:
 
 
 def sanitize(path: Path, release: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, list[str]]:
-    """(the submission in the course's shape, the guard's findings for review)."""
-    notebook = read_submission(path)
+    """(the submission in the course's shape, for review: what it did to the course's test cells and
+    the guard's findings)."""
+    submitted = read_submission(path)
     try:
-        notebook = restore_course_cells(notebook, release)
+        changes = test_cell_changes(submitted, release)
+    except Exception as e:  # a report only, like the guard's
+        changes = [f"сравнение тестов с курсом не выполнилось ({type(e).__name__}: {e}"[:300] + ")"]
+    try:
+        notebook = restore_course_cells(submitted, release)
     except Exception as e:
         raise SubmissionError(
             f"the notebook's cells could not be matched to the course: {type(e).__name__}: {e}"[:500]
@@ -79,4 +84,4 @@ def sanitize(path: Path, release: nbformat.NotebookNode) -> tuple[nbformat.Noteb
         review = tampering(notebook, release)
     except Exception as e:  # a report only: it must never stop grading, and its failure is reported
         review = [f"проверка на подмену не выполнилась ({type(e).__name__}: {e}"[:300] + "): прочитайте код сами"]
-    return notebook, review
+    return notebook, changes + review

@@ -2,9 +2,9 @@
 
 The grader never runs a test in the student's process. It asks this agent for plain data —
 "what is `ANSWER_1`?", "call `merge` with these arguments" — and compares the answers itself.
-Requests and answers are plain data (values in the format of `wire`); in the sandbox they travel
-over the host's socket (`autograder.wall.host`), in the grader's own tests they are passed as JSON
-text (`serve`). The agent lives in the student's
+Requests and answers are the typed messages of `protocol` (values inside them in the format of
+`wire`); in the sandbox they travel over the host's socket (`autograder.wall.host`), in the
+grader's own tests they are passed as a frame's payload (`serve`). The agent lives in the student's
 process, so nothing depends on it being left alone: a student who replaces it can only change
 what their own functions appear to return, which they could do anyway.
 
@@ -13,20 +13,24 @@ make a correct solution time out); the grader keeps a generous wall-clock limit 
 code that sleeps or swallows the limit's exception.
 
 The grader sends this module's source into the sandbox, where it is installed as the module
-`_bpe_agent` (with `wire` as `_bpe_wire`); it imports the standard library only, and the course's
-check helpers where they are installed (`check_helpers`).
+`_bpe_agent` (with `wire` as `_bpe_wire`, `protocol` as `_bpe_protocol`); it imports the
+standard library only, and the course's check helpers where they are installed (`check_helpers`).
 """
 
 import gc
-import json
 import signal
 import sys
 import traceback
 
+try:
+    import _bpe_protocol as protocol  # in the sandbox, installed by the host's BOOTSTRAP
+except ImportError:
+    from . import protocol
+
 
 class CallTimedOut(BaseException):
     """The CPU-time limit of one call ran out (a BaseException, so `except Exception` keeps out).
-    The answer says which limit: {"timeout": "cpu"}, or "wall" for the host's wall-clock limit (a subclass)."""
+    The answer is Timeout(limit=kind): "cpu", or "wall" for the host's wall-clock limit (a subclass)."""
 
     kind = "cpu"
 
@@ -38,109 +42,109 @@ class Agent:
         self.iterators: dict[int, object] = {}
         self.helpers = check_helpers()  # taken before the notebook's code runs (see check_helpers)
 
-    def handle(self, request: dict) -> dict:
-        """Answer one request; the answer always comes, whatever student code did."""
+    def handle(self, request: protocol.Request) -> protocol.Answer:
+        """Answer one request (served by the method op_<its kind>); the answer always comes, whatever
+        student code did."""
         try:
-            return getattr(self, "op_" + request["op"])(request)
+            return getattr(self, "op_" + request.kind)(request)
         except CallTimedOut as e:
-            return {"timeout": e.kind}
+            return protocol.Timeout(limit=e.kind)
         except BaseException as e:
-            return {"error": {"type": "AgentError", "message": f"{type(e).__name__}: {e}", "where": ""}}
+            return protocol.Error.agent(f"{type(e).__name__}: {e}")
 
-    def serve(self, request_text: str) -> str:
-        """Answer one request given as JSON text with JSON text."""
+    def serve(self, payload: bytes) -> bytes:
+        """Answer one request given as a frame's payload with the answer's payload."""
         try:
-            request = json.loads(request_text)
-        except ValueError as e:
-            return json.dumps({"error": {"type": "AgentError", "message": f"ValueError: {e}", "where": ""}})
-        return json.dumps(self.handle(request), ensure_ascii=False, separators=(",", ":"))
+            request = protocol.loads(payload, protocol.REQUESTS)
+        except protocol.ProtocolError as e:
+            return protocol.dumps(protocol.Error.agent(f"ProtocolError: {e}"))
+        return protocol.dumps(self.handle(request))
 
     # -- operations ------------------------------------------------------------------------------
-    def op_describe(self, request):
+    def op_describe(self, request: protocol.Describe) -> protocol.Names:
         """For each name: a function, a value (plain data), missing, or a value that cannot cross."""
         described = {}
-        for name in request["names"]:
+        for name in request.names:
             if name not in self.namespace:
-                described[name] = {"kind": "missing"}
+                described[name] = protocol.Missing()
                 continue
             value = self.namespace[name]
             if callable(value) and not isinstance(value, type):
-                described[name] = {"kind": "function"}
+                described[name] = protocol.Function()
                 continue
             try:
-                described[name] = {"kind": "value", "value": self.wire.encode(value)}
+                described[name] = protocol.Value(value=self.wire.encode(value))
             except self.wire.Unsupported as e:
-                described[name] = {"kind": "unsupported", "type": e.type_name}
-        return {"names": described}
+                described[name] = protocol.Unsupported(type_name=e.type_name)
+        return protocol.Names(names=described)
 
-    def op_call(self, request):
+    def op_call(self, request: protocol.Call) -> protocol.Answer:
         """Call a function of the notebook (or a course check helper on one) under a CPU limit."""
-        function = self.namespace.get(request["name"])
+        function = self.namespace.get(request.name)
         if function is None or not callable(function):
-            return {"error": {"type": "NameError", "message": f"name {request['name']!r} is not defined", "where": ""}}
-        args = [self.argument(a) for a in request["args"]]
-        kwargs = {k: self.argument(a) for k, a in request.get("kwargs", {}).items()}
-        helper = request.get("helper")
-        if helper:  # a check helper from bpe_course.checks applied here, next to the function
-            if helper not in self.helpers:
-                return {"error": {"type": "NameError", "message": f"no check helper {helper!r}", "where": ""}}
-            target, args = self.helpers[helper], [function, *args]
+            return protocol.Error(type="NameError", message=f"name {request.name!r} is not defined")
+        args = [self.argument(a) for a in request.args]
+        kwargs = {k: self.argument(a) for k, a in request.kwargs.items()}
+        if request.helper:  # a check helper from bpe_course.checks applied here, next to the function
+            if request.helper not in self.helpers:
+                return protocol.Error(type="NameError", message=f"no check helper {request.helper!r}")
+            target, args = self.helpers[request.helper], [function, *args]
         else:
             target = function
-        if request.get("gc_off"):  # timed by the grader: a collection of earlier garbage is not its work
-            return self.answer(lambda: without_gc(lambda: target(*args, **kwargs)), request.get("seconds", 60))
-        return self.answer(lambda: target(*args, **kwargs), request.get("seconds", 60))
+        if request.gc_off:  # timed by the grader: a collection of earlier garbage is not its work
+            return self.answer(lambda: without_gc(lambda: target(*args, **kwargs)), request.seconds)
+        return self.answer(lambda: target(*args, **kwargs), request.seconds)
 
-    def op_collect(self, request):
+    def op_collect(self, request: protocol.Collect) -> protocol.Done:
         gc.collect()
-        return {"collected": True}
+        return protocol.Done()
 
-    def op_next(self, request):
+    def op_next(self, request: protocol.Next) -> protocol.Answer:
         """The next items of a generator: up to `count`, fewer when it stops or fails (said after them)."""
-        iterator = self.iterators.get(request["handle"])
+        iterator = self.iterators.get(request.handle)
         if iterator is None:
-            return {"error": {"type": "RuntimeError", "message": "this generator is gone", "where": ""}}
+            return protocol.Error(type="RuntimeError", message="this generator is gone")
         items, stop = [], object()
         try:
-            with cpu_limit(request.get("seconds", 60)):
-                for _ in range(max(1, min(int(request.get("count", 1)), 1024))):
+            with cpu_limit(request.seconds):
+                for _ in range(max(1, min(request.count, 1024))):
                     item = next(iterator, stop)
                     if item is stop:
-                        return {"items": items, "stop": True}
+                        return protocol.Items(items=items, end=protocol.Stop())
                     items.append(self.wire.encode(item))
         except CallTimedOut as e:
-            return {"items": items, "timeout": e.kind}
+            return protocol.Items(items=items, end=protocol.Timeout(limit=e.kind))
         except self.wire.Unsupported as e:
-            return {"items": items, "unsupported": e.type_name}
+            return protocol.Items(items=items, end=protocol.Unsupported(type_name=e.type_name))
         except BaseException as e:
-            return {"items": items, "error": describe_exception(e)}
-        return {"items": items}
+            return protocol.Items(items=items, end=describe_exception(e))
+        return protocol.Items(items=items)
 
-    def op_release(self, request):
+    def op_release(self, request: protocol.Release) -> protocol.Done:
         self.iterators.clear()
-        return {"released": True}
+        return protocol.Done()
 
     # -- helpers ---------------------------------------------------------------------------------
-    def argument(self, spec):
-        if "ref" in spec:  # a function of the notebook passed by name
-            return self.namespace[spec["ref"]]
-        return self.wire.decode(spec["value"])
+    def argument(self, spec: protocol.Ref | protocol.Plain):
+        if isinstance(spec, protocol.Ref):  # a function of the notebook passed by name
+            return self.namespace[spec.name]
+        return self.wire.decode(spec.value)
 
-    def answer(self, compute, seconds: float):
+    def answer(self, compute, seconds: float) -> protocol.Answer:
         try:
             with cpu_limit(seconds):
                 result = compute()
                 if hasattr(result, "__next__") and not isinstance(result, (str, bytes, list, tuple, dict)):
                     handle = len(self.iterators) + 1
                     self.iterators[handle] = result
-                    return {"iterator": handle}
-                return {"value": self.wire.encode(result)}
+                    return protocol.Iterator(handle=handle)
+                return protocol.Value(value=self.wire.encode(result))
         except CallTimedOut as e:
-            return {"timeout": e.kind}
+            return protocol.Timeout(limit=e.kind)
         except self.wire.Unsupported as e:
-            return {"unsupported": e.type_name}
+            return protocol.Unsupported(type_name=e.type_name)
         except BaseException as e:  # the student's exception, reported as data
-            return {"error": describe_exception(e)}
+            return describe_exception(e)
 
 
 def without_gc(compute):
@@ -176,16 +180,16 @@ class cpu_limit:
         return False
 
 
-def describe_exception(e: BaseException) -> dict:
+def describe_exception(e: BaseException) -> "protocol.Error":
     """The exception's type, message, and the last line of the student's code it passed through."""
     try:
         with cpu_limit(5):  # a student's __str__ may loop too
             return _describe(e)
     except CallTimedOut:
-        return {"type": "Exception", "message": "(сообщение ошибки не удалось прочитать)", "where": ""}
+        return protocol.Error(type="Exception", message="(сообщение ошибки не удалось прочитать)")
 
 
-def _describe(e: BaseException) -> dict:
+def _describe(e: BaseException) -> "protocol.Error":
     where = ""
     for frame in reversed(traceback.extract_tb(e.__traceback__)):
         if is_notebook_code(frame.filename):
@@ -200,7 +204,7 @@ def _describe(e: BaseException) -> dict:
     import builtins
 
     bases = [c.__name__ for c in type(e).__mro__[1:] if getattr(builtins, c.__name__, None) is c][:8]
-    return {"type": type(e).__name__, "message": message[:2000], "where": where, "bases": bases}
+    return protocol.Error(type=str(type(e).__name__), message=message[:2000], where=where, bases=bases)
 
 
 def is_notebook_code(filename: str) -> bool:

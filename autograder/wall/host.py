@@ -5,17 +5,18 @@ The grader (`autograder.wall.session.KernelSession`) starts this process in the 
 socket as a file descriptor, sends it this module's source with the agent's and the wire's
 (`BOOTSTRAP` installs them), and from then on sends requests, one at a time:
 
-- `{"op": "run_cell", "source": ..., "wall": s, "max_chars": n}`: the cell runs in an IPython
-  `InteractiveShell` (magics, `display`, tracebacks as students know them from Jupyter); its
-  outputs go back as they come, each in an output frame (the request's sequence number with
-  `OUTPUT` set), then the answer `{"error": [ename, evalue] | None, "timeout": bool}`;
-- any other op is the agent's (`autograder.wall.agent`): the answer is its JSON.
+- `protocol.RunCell`: the cell runs in an IPython `InteractiveShell` (magics, `display`,
+  tracebacks as students know them from Jupyter); its outputs go back as they come, each in an
+  output frame (the request's sequence number with `OUTPUT` set: an nbformat output), then the
+  answer `CellDone` (with the cell's `Error`, if any) or `Timeout(limit="wall")`;
+- any other request is the agent's (`autograder.wall.agent`), answered with its message.
 
-A frame is `FRAME` (sequence number, payload bytes) and the payload, JSON in UTF-8 (lone
-surrogates pass). A cell or a request that runs past its `wall` seconds is interrupted here
-(SIGALRM); the grader, which trusts none of this, stops the whole sandbox a little later if no
-answer came. Everything here lives in the student's process and may be replaced by their code:
-that can change only what their own notebook appears to do, never what the grader does with it.
+A frame is `FRAME` (sequence number, payload bytes) and the payload, a message of
+`autograder.wall.protocol` as JSON in UTF-8 (lone surrogates pass). A cell or a request that
+runs past its `wall` seconds is interrupted here (SIGALRM); the grader, which trusts none of
+this, stops the whole sandbox a little later if no answer came. Everything here lives in the
+student's process and may be replaced by their code: that can change only what their own
+notebook appears to do, never what the grader does with it.
 
 Only the standard library and IPython are imported (the grader's package is not in the sandbox).
 """
@@ -54,9 +55,11 @@ __import__("sys").modules["_bpe_host"].main(int(__import__("sys").argv[1]))
 
 
 try:
-    from _bpe_agent import CallTimedOut, cpu_limit  # in the sandbox, installed by BOOTSTRAP
-except ImportError:
-    from .agent import CallTimedOut, cpu_limit  # in the grader, which reads this module's constants
+    import _bpe_protocol as protocol  # in the sandbox, installed by BOOTSTRAP
+    from _bpe_agent import CallTimedOut, cpu_limit
+except ImportError:  # in the grader, which reads this module's constants
+    from . import protocol
+    from .agent import CallTimedOut, cpu_limit
 
 
 class CellTimedOut(CallTimedOut):
@@ -78,7 +81,7 @@ class Channel:
         self.fd = fd
 
     def receive(self):
-        """(sequence, request dict), or None when the grader has closed its end."""
+        """(sequence, the request's payload), or None when the grader has closed its end."""
         header = self.read(FRAME.size)
         if header is None:
             return None
@@ -86,10 +89,14 @@ class Channel:
         payload = self.read(size)
         if payload is None:
             return None
-        return sequence, json.loads(payload.decode("utf-8", "surrogatepass"))
+        return sequence, payload
 
     def send(self, sequence: int, message) -> None:
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+        """A message of `protocol`, or an output (a dict) of the running cell."""
+        if isinstance(message, protocol.Message):
+            data = protocol.dumps(message)
+        else:
+            data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
         view = memoryview(FRAME.pack(sequence, len(data)) + data)
         while view:
             view = view[os.write(self.fd, view) :]
@@ -191,41 +198,44 @@ class Host:
         sys.stdout, sys.stderr = Stream(self, "stdout"), Stream(self, "stderr")
 
     def serve(self) -> None:
-        self.channel.send(0, {"ready": True})
+        self.channel.send(0, protocol.Ready())
         while True:
             frame = self.channel.receive()
             if frame is None:
                 return
-            sequence, request = frame
+            sequence, payload = frame
             try:
-                if request.get("op") == "run_cell":
+                request = protocol.loads(payload, protocol.REQUESTS)
+                if isinstance(request, protocol.RunCell):
                     answer = self.run_cell(sequence, request)
                 else:
-                    with wall_limit(request.get("wall")):
+                    with wall_limit(request.wall):
                         answer = self.agent.handle(request)
+            except protocol.ProtocolError as e:
+                answer = protocol.Error.agent(f"ProtocolError: {e}")
             except CellTimedOut:
-                answer = {"timeout": "wall"}
+                answer = protocol.Timeout(limit="wall")
             self.channel.send(sequence, answer)
 
-    def run_cell(self, sequence: int, request: dict) -> dict:
-        self.outputs = CellOutputs(
-            lambda output: self.channel.send(sequence | OUTPUT, output), int(request.get("max_chars", 200_000))
-        )
-        error, timed_out = None, False
+    def run_cell(self, sequence: int, request: "protocol.RunCell") -> "protocol.Answer":
+        self.outputs = CellOutputs(lambda output: self.channel.send(sequence | OUTPUT, output), request.max_chars)
+        answer = protocol.CellDone()
         try:
-            with wall_limit(request.get("wall")):
-                result = self.shell.run_cell(request["source"], store_history=True)
+            with wall_limit(request.wall):
+                result = self.shell.run_cell(request.source, store_history=True)
                 failure = result.error_before_exec or result.error_in_exec
                 if isinstance(failure, CellTimedOut):
-                    timed_out = True
+                    answer = protocol.Timeout(limit="wall")
                 elif failure is not None:
-                    error = [type(failure).__name__, safe_str(failure)]
+                    answer = protocol.CellDone(
+                        error=protocol.Error(type=type(failure).__name__, message=safe_str(failure))
+                    )
         except CellTimedOut:  # in IPython's own code, after the cell's
-            timed_out = True
+            answer = protocol.Timeout(limit="wall")
         finally:
             outputs, self.outputs = self.outputs, None
             outputs.flush()
-        return {"error": error, "timeout": timed_out}
+        return answer
 
 
 class Stream(io.TextIOBase):

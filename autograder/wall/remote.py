@@ -11,12 +11,13 @@ of a class the student defined).
 
 import builtins
 import collections
+import dataclasses
 import re
 import time
 
 from bpe_course import checks
 
-from . import wire
+from . import protocol, wire
 from .session import KernelDied, KernelStuck
 
 
@@ -41,19 +42,16 @@ class Opaque:
 PROTOCOL_EXCEPTIONS = {"StopIteration", "StopAsyncIteration", "GeneratorExit"}
 
 
-def rebuilt_exception(info: dict) -> Exception:
+def rebuilt_exception(error: protocol.Error) -> Exception:
     """An exception of the student's code, as an exception of this process with the same name."""
-    name = str(info.get("type", "Exception"))
-    name = name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name) else "Exception"
-    message = str(info.get("message", ""))
-    where = str(info.get("where", ""))
+    name = error.type if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", error.type) else "Exception"
+    message, where = error.message, error.where
     if name == "NotImplementedError":
         return NotImplementedError(message)
     # its own name if that is a built-in exception, else the nearest built-in class it derives from
-    bases = info.get("bases") if isinstance(info.get("bases"), list) else []
     base = Exception
-    for candidate in [name, *bases[:8]]:
-        cls = getattr(builtins, candidate, None) if isinstance(candidate, str) else None
+    for candidate in [name, *error.bases[:8]]:
+        cls = getattr(builtins, candidate, None)
         if isinstance(cls, type) and issubclass(cls, Exception) and candidate not in PROTOCOL_EXCEPTIONS:
             base = cls
             break
@@ -86,7 +84,9 @@ class Remote:
         self.test_seconds, self.max_generator_items = test_seconds, max_generator_items
         self.spent = 0.0  # wall-clock seconds of requests in the current test
 
-    def ask(self, request: dict, seconds: float) -> dict:
+    def ask(self, request: protocol.Request, seconds: float) -> protocol.Answer:
+        """The answer to `request`, under `seconds` of the kernel's CPU; an answer that is not one
+        (`protocol.Malformed`) fails the check with what was wrong."""
         if self.session.dead:
             raise KernelGone(self.session.dead)
         left = self.test_seconds - self.spent
@@ -95,14 +95,18 @@ class Remote:
         started = time.monotonic()
         try:
             answer = self.session.request(
-                {**request, "seconds": seconds}, timeout=min(seconds * self.wall_factor + self.wall_extra, left)
+                dataclasses.replace(request, seconds=seconds),
+                timeout=min(seconds * self.wall_factor + self.wall_extra, left),
             )
         except (KernelDied, KernelStuck) as e:
             raise KernelGone(str(e)) from None
         finally:
             self.spent += time.monotonic() - started
-        if not isinstance(answer, dict):
-            raise checks.CheckFailed("ядро ответило проверке не данными")
+        if isinstance(answer, protocol.Malformed) or not isinstance(answer, protocol.Answer):
+            if self.session.dead:
+                raise KernelGone(self.session.dead)
+            reason = answer.reason if isinstance(answer, protocol.Malformed) else "не сообщение"
+            raise checks.CheckFailed(f"ядро ответило проверке не по протоколу ({reason})")
         return answer
 
     def value(self, raw):
@@ -116,36 +120,33 @@ class Remote:
         names = sorted(names)
         if not names:
             return {}
-        answer = self.ask({"op": "describe", "names": names}, self.call_seconds)
-        described = answer.get("names")
-        if not isinstance(described, dict):
+        answer = self.ask(protocol.Describe(names=names), self.call_seconds)
+        if not isinstance(answer, protocol.Names):
             raise checks.CheckFailed(self.problem(answer, "описание имён блокнота"))
         bound = {}
         for name in names:
-            info = described.get(name)
-            kind = info.get("kind") if isinstance(info, dict) else None
-            if kind == "function":
-                bound[name] = RemoteFunction(self, name)
-            elif kind == "value":
-                bound[name] = self.value(info.get("value"))
-            elif kind == "unsupported":
-                bound[name] = Opaque(str(info.get("type", "?")))
+            match answer.names.get(name):
+                case protocol.Function():
+                    bound[name] = RemoteFunction(self, name)
+                case protocol.Value(value=value):
+                    bound[name] = self.value(value)
+                case protocol.Unsupported(type_name=type_name):
+                    bound[name] = Opaque(type_name)
         return bound
 
     def call(self, name: str, args: tuple, kwargs: dict, seconds: float | None = None, helper: str | None = None):
         seconds = seconds or checks.call_seconds() or self.call_seconds
         return self.result(self.ask(self.call_request(name, args, kwargs, helper), seconds), name, seconds)
 
-    def call_request(self, name: str, args, kwargs: dict, helper: str | None = None, **extra) -> dict:
+    def call_request(self, name: str, args, kwargs: dict, helper: str | None = None, **extra) -> protocol.Call:
         try:
-            return {
-                "op": "call",
-                "name": name,
-                "helper": helper,
-                "args": [self.argument(a) for a in args],
-                "kwargs": {k: self.argument(v) for k, v in kwargs.items()},
+            return protocol.Call(
+                name=name,
+                helper=helper,
+                args=[self.argument(a) for a in args],
+                kwargs={k: self.argument(v) for k, v in kwargs.items()},
                 **extra,
-            }
+            )
         except wire.Unsupported as e:
             raise TypeError(f"a check passed a {e.type_name} to the student's {name}") from None
 
@@ -160,11 +161,11 @@ class Remote:
         out = []
         for args in calls:
             request = self.call_request(name, args, {}, gc_off=True)
-            self.ask({"op": "collect"}, self.call_seconds)  # earlier garbage is not this call's work
+            self.ask(protocol.Collect(), self.call_seconds)  # earlier garbage is not this call's work
             start = self.session.cpu_clock()
             answer = self.ask(request, seconds)
             used = self.session.cpu_clock() - start
-            if "iterator" in answer:  # its work would be done later, when its items are asked for
+            if isinstance(answer, protocol.Iterator):  # its work would be done later, when its items are asked for
                 raise checks.CheckFailed(
                     f"{name} вернула генератор, а не готовый результат: время его работы так не измерить"
                 )
@@ -174,55 +175,56 @@ class Remote:
     def next_items(self, handle: int, name: str, count: int) -> tuple[list, BaseException | None]:
         """Up to `count` next items of a generator, and what ended them (StopIteration, an error) or None."""
         seconds = checks.call_seconds() or self.call_seconds
-        answer = self.ask({"op": "next", "handle": handle, "count": count}, seconds)
-        items = answer.get("items")
-        if not isinstance(items, list):
+        answer = self.ask(protocol.Next(handle=handle, count=count), seconds)
+        if not isinstance(answer, protocol.Items):
             try:
                 self.result(answer, name, seconds)
             except BaseException as e:
                 return [], e
             return [], checks.CheckFailed(self.problem(answer, f"генератор {name}"))
-        values = [self.value(item) for item in items]
-        if answer.get("stop") is True:
-            return values, StopIteration()
-        if len(answer) == 1:
-            return values, None
-        if "unsupported" in answer:  # that item crosses as a placeholder; the generator goes on
-            return values + [Opaque(str(answer["unsupported"]))], None
+        values = [self.value(item) for item in answer.items]
+        match answer.end:
+            case None:
+                return values, None
+            case protocol.Stop():
+                return values, StopIteration()
+            case protocol.Unsupported(type_name=type_name):  # that item crosses as a placeholder; it goes on
+                return values + [Opaque(type_name)], None
         try:
-            self.result({k: v for k, v in answer.items() if k != "items"}, name, seconds)
+            self.result(answer.end, name, seconds)
         except BaseException as e:
             return values, e
         return values, None
 
     def release(self) -> None:
         if not self.session.dead:
-            self.ask({"op": "release"}, self.call_seconds)
+            self.ask(protocol.Release(), self.call_seconds)
 
     @staticmethod
-    def argument(value) -> dict:
+    def argument(value) -> protocol.Ref | protocol.Plain:
         if isinstance(value, RemoteFunction):
-            return {"ref": value.__name__}
-        return {"value": wire.encode(value)}
+            return protocol.Ref(name=value.__name__)
+        return protocol.Plain(value=wire.encode(value))
 
-    def result(self, answer: dict, name: str, seconds: float):
-        if "value" in answer:
-            return self.value(answer["value"])
-        if "iterator" in answer and type(answer["iterator"]) is int:
-            return RemoteIterator(self, answer["iterator"], name)
-        if "unsupported" in answer:
-            return Opaque(str(answer["unsupported"]))
-        if "timeout" in answer:
-            raise checks.TookTooLong(name, seconds, wall=answer["timeout"] == "wall")
-        if isinstance(answer.get("error"), dict):
-            raise rebuilt_exception(answer["error"])
+    def result(self, answer: protocol.Answer, name: str, seconds: float):
+        """What a call's answer means: its value, or the exception it stands for."""
+        match answer:
+            case protocol.Value(value=value):
+                return self.value(value)
+            case protocol.Iterator(handle=handle):
+                return RemoteIterator(self, handle, name)
+            case protocol.Unsupported(type_name=type_name):
+                return Opaque(type_name)
+            case protocol.Timeout(limit=limit):
+                raise checks.TookTooLong(name, seconds, wall=limit == "wall")
+            case protocol.Error():
+                raise rebuilt_exception(answer)
         raise checks.CheckFailed(self.problem(answer, f"вызов {name}"))
 
-    def problem(self, answer: dict, what: str) -> str:
+    def problem(self, answer: protocol.Answer, what: str) -> str:
         if self.session.dead:
             raise KernelGone(self.session.dead)
-        error = answer.get("error")
-        detail = error.get("message", "") if isinstance(error, dict) else ""
+        detail = answer.message if isinstance(answer, protocol.Error) else f"(сообщение {answer.kind!r})"
         return f"{what}: ядро не дало ответа, который проверка может принять {detail}".strip()
 
 

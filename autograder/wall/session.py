@@ -1,7 +1,8 @@
 """Where a student's notebook runs while it is graded: a sandboxed process.
 
 A session does two things: run a cell of the notebook, and pass a request to the agent next to
-the notebook's names (`autograder.wall.agent`), returning its answer as a parsed dict.
+the notebook's names (`autograder.wall.agent`), returning its answer as a message of
+`autograder.wall.protocol` (`Malformed` for a frame that is no answer).
 `autograder.wall.sandbox` starts a Python process behind its walls and `autograder.wall.host` runs
 in it — an IPython shell for the cells and the agent for the requests — answering over one socket
 in frames. Nothing else crosses: no Jupyter protocol, no library that parses what the student's
@@ -12,6 +13,7 @@ session decides no grade: answers are checked by `autograder.wall.remote` and co
 and agent in the test's own process, so the catalogue is proven in seconds.)
 """
 
+import dataclasses
 import json
 import os
 import select
@@ -29,25 +31,18 @@ from traitlets.config import LoggingConfigurable
 
 from . import agent as agent_module
 from . import host as host_module
-from . import wire
+from . import protocol, wire
 from .cell_outputs import LimitedOutputs
 from .sandbox import Sandbox
 
 # what the sandbox's bootstrap installs, in this order (the host imports the agent, the agent the wire)
-HOST_FILES = (("_bpe_wire", wire.__file__), ("_bpe_agent", agent_module.__file__), ("_bpe_host", host_module.__file__))
+HOST_FILES = (
+    ("_bpe_wire", wire.__file__),
+    ("_bpe_protocol", protocol.__file__),
+    ("_bpe_agent", agent_module.__file__),
+    ("_bpe_host", host_module.__file__),
+)
 FRAME, OUTPUT = host_module.FRAME, host_module.OUTPUT
-
-
-def agent_error(message: str) -> dict:
-    return {"error": {"type": "AgentError", "message": message, "where": ""}}
-
-
-def parse_answer(data: bytes) -> dict:
-    try:
-        answer = json.loads(data.decode("utf-8", "surrogatepass"))
-    except (ValueError, RecursionError):
-        answer = None
-    return answer if isinstance(answer, dict) else agent_error("(ответ — не данные)")
 
 
 class KernelDied(RuntimeError):
@@ -129,14 +124,14 @@ class KernelSession(LoggingConfigurable):
             kernel_end.close()
         modules = [[name, Path(path).read_text(encoding="utf-8")] for name, path in HOST_FILES]
         try:
-            self.send(0, modules, self.startup_timeout)
+            self.send(0, json.dumps(modules, ensure_ascii=False).encode("utf-8"), self.startup_timeout)
             ready = self.answer(0, time.monotonic() + self.startup_timeout, "запуск")
         except (KernelDied, KernelStuck) as e:
             said = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
             raise KernelDied(
                 f"the sandboxed kernel did not start: {e}" + "".join("\n  " + line for line in said)
             ) from None  # noqa: E501
-        if ready.get("ready") is not True:
+        if not isinstance(ready, protocol.Ready):
             self.kill("ядро Python ответило на запуск не так, как ожидалось")
             raise KernelDied(self.dead)
         self.host_pid = host_pid(self.process.pid)  # before any cell of the student's
@@ -174,23 +169,28 @@ class KernelSession(LoggingConfigurable):
         outputs = LimitedOutputs(self.max_output_chars)
         started = time.monotonic()
         answer = self.exchange(
-            {"op": "run_cell", "source": source, "wall": timeout, "max_chars": self.max_output_chars}, timeout, outputs
+            protocol.RunCell(source=source, wall=timeout, max_chars=self.max_output_chars), timeout, outputs
         )
         run = CellRun(outputs=outputs.outputs)
-        error = answer.get("error")
-        if isinstance(error, list) and len(error) == 2:
-            run.error = (str(error[0])[:200], str(error[1])[:2000])
-        if answer.get("timeout"):
-            if time.monotonic() - started >= timeout:  # the sandbox's claim, checked by the grader's own clock
+        match answer:
+            case protocol.CellDone(error=None):
+                pass
+            case protocol.CellDone(error=error):
+                run.error = (error.type[:200], error.message[:2000])
+            case protocol.Timeout() if time.monotonic() - started >= timeout:  # checked by the grader's own clock
                 run.error, run.timed_out = ("Timeout", f"{timeout:g}"), timeout
-            else:
+            case protocol.Timeout():
                 run.error = ("Exception", "ячейка сообщила о превышении времени, не исчерпав его")
+            case protocol.Malformed(reason=reason):
+                run.error = ("Exception", f"ядро ответило на ячейку не по протоколу проверки: {reason}")
+            case _:
+                run.error = ("Exception", f"ядро ответило на ячейку сообщением {answer.kind!r}, а не её итогом")
         return run
 
-    def request(self, request: dict, timeout: float) -> dict:
-        """Pass one request to the agent; its parsed answer (a dict), {"timeout": "wall"} when the
-        sandbox stopped the call at `timeout` seconds."""
-        return self.exchange({**request, "wall": timeout}, timeout)
+    def request(self, request: protocol.Request, timeout: float) -> protocol.Answer:
+        """Pass one request to the agent; its answer, Timeout(limit="wall") when the sandbox stopped
+        the call at `timeout` seconds, Malformed when what came is no answer."""
+        return self.exchange(dataclasses.replace(request, wall=timeout), timeout)
 
     def cpu_clock(self) -> float | None:
         """CPU seconds the sandbox has used, read from outside it, where nothing in it can set them: its
@@ -224,19 +224,20 @@ class KernelSession(LoggingConfigurable):
         return ticks / os.sysconf("SC_CLK_TCK")
 
     # -- the socket ------------------------------------------------------------------------------
-    def exchange(self, request: dict, timeout: float, outputs: LimitedOutputs | None = None) -> dict:
+    def exchange(
+        self, request: protocol.Request, timeout: float, outputs: LimitedOutputs | None = None
+    ) -> protocol.Answer:
         """Send a request and read frames until its answer: the sandbox has `timeout` seconds, and
         `interrupt_grace` more to answer after it interrupted itself; then it is stopped."""
         if self.dead:
             raise KernelDied(self.dead)
         self.sequence += 1
-        self.send(self.sequence, request, self.interrupt_grace)
+        self.send(self.sequence, protocol.dumps(request), self.interrupt_grace)
         return self.answer(
             self.sequence, time.monotonic() + timeout + self.interrupt_grace, f"лимит {timeout:g} с", outputs
         )
 
-    def send(self, sequence: int, message, timeout: float) -> None:
-        payload = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")  # lone surrogates too
+    def send(self, sequence: int, payload: bytes, timeout: float) -> None:
         try:
             self.channel.settimeout(timeout)
             self.channel.sendall(FRAME.pack(sequence, len(payload)) + payload)
@@ -245,7 +246,9 @@ class KernelSession(LoggingConfigurable):
             self.kill("ядро Python не принимает запросы проверки")
             raise KernelStuck(self.dead) from None
 
-    def answer(self, sequence: int, deadline: float, limit: str, outputs: LimitedOutputs | None = None) -> dict:
+    def answer(
+        self, sequence: int, deadline: float, limit: str, outputs: LimitedOutputs | None = None
+    ) -> protocol.Answer:
         """The answer to request `sequence`; its output frames go to `outputs`, other frames (an
         answer given up on, or one nobody asked for) are dropped."""
         while True:
@@ -254,7 +257,7 @@ class KernelSession(LoggingConfigurable):
                 if outputs is not None:
                     outputs.add_frame(data)
             elif got == sequence:
-                return parse_answer(data)
+                return protocol.read(data)
 
     def read_frame(self, deadline: float, limit: str) -> tuple[int, bytes]:
         sequence, size = FRAME.unpack(self.receive(FRAME.size, deadline, limit))

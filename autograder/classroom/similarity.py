@@ -1,0 +1,345 @@
+"""Which students' own code is alike, notebook by notebook: a list for the instructor to look at, never a penalty.
+
+A student's own code is what the student wrote: the solution cells and the cells the student added
+or changed. The course's cells (tests; given and lesson cells left as they are) are left out, and what
+remains of the course's code in the rest (the stubs' signatures and docstrings, a given helper pasted again) is the
+starter code: copydetect (winnowing, as MOSS; https://github.com/blingenf/copydetect, MIT) drops its
+fingerprints, so two students who share only what the course gave them score 0. copydetect reads code
+through its Python tokens — names become V/F, strings S, comments and spacing go — so renamed
+variables, reordered functions and changed comments do not hide a copy.
+
+A pair's score is the smaller of the two shares of each one's code found in the other (copydetect's
+two similarities): a short function that every correct solution writes alike does not put its
+author next to every long solution. Pairs at or above copydetect's display threshold are shown side
+by side in similarity.html, the shared passages marked; similarity.csv lists every pair with a
+score above 0, most similar first.
+
+The students' own code is kept in the work folder (similarity/<student>/<notebook>.json), so that
+`python -m autograder similarity OUT` compares a class again without its submissions, and so are a
+notebook's pairs (similarity-pairs/<notebook>.json), reused while no one's code changed: a rerun with
+nothing new compares nothing. Fingerprints are not kept: copydetect hashes with Python's hash(),
+salted anew in every process.
+"""
+
+import hashlib
+import html
+import io
+import json
+import tokenize
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+from ..course.cells import grade_id, is_solution, is_test
+from ..course.course import CourseNotebook
+from ..notebook.results import safe_text
+from ..notebook.sanitize import MAX_NOTEBOOK_BYTES
+from ..platforms.report import csv_writer
+from .cache import atomic_write
+
+NOISE = 25  # copydetect's defaults: no match shorter than 25 characters of its token text counts ...
+GUARANTEE = 25  # ... and every match of 25 is found (window 1)
+THRESHOLD = 0.33  # copydetect's DISPLAY_THRESHOLD: pairs at or above it are shown side by side
+MAX_CODE = 100_000  # characters of a student's own code compared per notebook (honest solutions: a few thousand)
+PAIRS_FORMAT = 2  # of the kept pairs (similarity-pairs/): changed when how a pair is made changes
+SIDE_BY_SIDE = 30  # pairs per notebook shown side by side (the table lists every pair above the threshold)
+FIELDS = ["notebook", "student_a", "student_b", "score"]
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
+
+
+def cell_source(cell) -> str:
+    source = cell.get("source", "") if isinstance(cell, dict) else ""
+    if isinstance(source, list):
+        source = "".join(s for s in source if isinstance(s, str))
+    return source if isinstance(source, str) else ""
+
+
+def code_cells(notebook) -> list:
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    return [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"] if isinstance(cells, list) else []
+
+
+def own_code(notebook, test_ids: set, course_sources: set) -> str:
+    """The student's own code in a submitted notebook (its JSON, any shape): solution cells, cells the
+    student added or changed; not the test cells (the course's own run in their place) nor any cell left
+    exactly as the course gave it (a stub never touched, a given or lesson cell)."""
+    parts = []
+    for cell in code_cells(notebook):
+        source = cell_source(cell)
+        if source not in course_sources and (is_solution(cell) or grade_id(cell) not in test_ids):
+            parts.append(source.strip("\n"))
+    return "\n\n".join(p for p in parts if p.strip()) + "\n"
+
+
+@dataclass(frozen=True)
+class Starter:
+    """What the course gave in one notebook: its test cells' grade ids, its code cells (the starter code)."""
+
+    test_ids: set
+    sources: set
+    title: str = ""
+
+    @classmethod
+    def of(cls, course: CourseNotebook) -> "Starter":
+        cells = code_cells(course.release)
+        return cls({grade_id(c) for c in cells if is_test(c)}, {cell_source(c) for c in cells}, course.title)
+
+    def code(self) -> list[str]:
+        return sorted(self.sources)
+
+
+def starters(notebooks: list[str]) -> dict[str, Starter]:
+    """Each course notebook's starter code, as its students got it (notebooks/)."""
+    return {name: Starter.of(CourseNotebook.load(name)) for name in notebooks}
+
+
+# -- the store: each student's own code per notebook, kept in the work folder ---------------------
+def store_path(work: Path, student: str, notebook: str) -> Path:
+    return Path(work) / "similarity" / student / f"{notebook}.json"
+
+
+def remember_code(work: Path, student: str, notebook: str, path: Path, starter: Starter) -> None:
+    """Keep the student's own code of the submitted file `path` (its extraction skipped when neither the
+    file nor the course's starter code changed). A file that cannot be read leaves nothing to compare."""
+    target = store_path(work, student, notebook)
+    try:
+        data = Path(path).read_bytes() if Path(path).stat().st_size <= MAX_NOTEBOOK_BYTES else b""
+    except OSError:
+        data = b""
+    key = hashlib.sha256(data + json.dumps(starter.code()).encode()).hexdigest()
+    try:
+        if json.loads(target.read_text(encoding="utf-8")).get("key") == key:
+            return
+    except (OSError, ValueError, AttributeError):
+        pass
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, json.dumps({"key": key, "code": code_of(data, starter)}, ensure_ascii=False))
+
+
+def code_of(data: bytes, starter: Starter) -> str:
+    try:
+        return own_code(json.loads(data.decode("utf-8")), starter.test_ids, starter.sources)[:MAX_CODE]
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return ""  # not a notebook: the grader reports it
+
+
+def stored_code(work: Path, students: list[str], notebook: str) -> dict[str, str]:
+    codes = {}
+    for student in students:
+        try:
+            codes[student] = json.loads(store_path(work, student, notebook).read_text(encoding="utf-8"))["code"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return codes
+
+
+# -- comparing ------------------------------------------------------------------------------------
+@dataclass
+class Pair:
+    notebook: str
+    a: str
+    b: str
+    score: float
+    code_a: str = ""
+    code_b: str = ""
+    slices_a: tuple = ()
+    slices_b: tuple = ()
+
+
+def fingerprints(codes: dict[str, str], starter_code: list[str]) -> dict:
+    """copydetect's fingerprints of each student's code, without any of the starter code's (every k-gram
+    of each starter cell, as copydetect takes its boilerplate files)."""
+    from copydetect import CodeFingerprint  # imported here: matplotlib comes with it
+
+    def fingerprint(code, boilerplate=None, window=GUARANTEE - NOISE + 1):
+        return CodeFingerprint("code.py", NOISE, window, boilerplate, language="python", fp=io.StringIO(code))
+
+    starter = sorted(set().union(*(fingerprint(code, window=1).hashes for code in starter_code)))
+    return {s: fingerprint(code, starter) for s, code in codes.items() if code.strip()}
+
+
+def compare(notebook: str, codes: dict[str, str], starter_code: list[str]) -> list[Pair]:
+    """Every pair of students with a score above 0, most similar first."""
+    from copydetect import compare_files
+
+    prints = fingerprints(codes, starter_code)
+    given = given_text(starter_code)
+    pairs = []
+    for a, b in combinations(sorted(prints), 2):
+        _, (share_a, share_b), (slices_a, slices_b) = compare_files(prints[a], prints[b])
+        score = round(float(min(share_a, share_b)), 3)
+        if score > 0:
+            marks_a, marks_b = spans(codes[a], slices_a, given), spans(codes[b], slices_b, given)
+            pairs.append(Pair(notebook, a, b, score, codes[a], codes[b], marks_a, marks_b))
+    return sorted(pairs, key=lambda p: (-p.score, p.a, p.b))
+
+
+def given_text(starter_code: list[str]) -> set:
+    """The lines of the starter code's docstrings and comments: copydetect reads a docstring as one
+    token, so a match that takes it in would mark the stub's whole docstring as shared."""
+    lines = set()
+    for source in starter_code:
+        try:
+            tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)]
+        except (tokenize.TokenError, SyntaxError):
+            continue
+        for token in tokens:
+            if token.type in (tokenize.STRING, tokenize.COMMENT):
+                lines |= {line.strip() for line in token.string.splitlines() if line.strip()}
+    return lines
+
+
+def spans(code: str, slices, given: set) -> tuple:
+    """copydetect's slices of `code` as (start, end) pairs, without the lines of the starter's text."""
+    marked = bytearray(len(code))
+    for start, end in zip(*slices) if len(slices) and len(slices[0]) else ():
+        marked[int(start) : int(end)] = b"\x01" * len(marked[int(start) : int(end)])
+    at = 0
+    for line in code.splitlines(keepends=True):
+        if line.strip() in given:
+            marked[at : at + len(line)] = bytes(len(marked[at : at + len(line)]))
+        at += len(line)
+    runs, start = [], None
+    for i, flag in enumerate([*marked, 0]):
+        if flag and start is None:
+            start = i
+        elif not flag and start is not None:
+            runs.append((start, i))
+            start = None
+    return tuple(runs)
+
+
+def compare_class(work: Path, students: list[str], notebooks: dict) -> list[Pair]:
+    """notebooks: name → Starter. Every notebook's pairs, the notebooks in course order."""
+    pairs = []
+    for name, starter in notebooks.items():
+        pairs += compared(work, name, stored_code(work, students, name), starter.code())
+    return pairs
+
+
+def compared(work: Path, notebook: str, codes: dict[str, str], starter_code: list[str]) -> list[Pair]:
+    """`compare`'s pairs, those of the last run while no student's code and no starter code changed."""
+    what = [PAIRS_FORMAT, sorted(codes.items()), starter_code, NOISE, GUARANTEE]
+    key = hashlib.sha256(json.dumps(what).encode()).hexdigest()
+    path = Path(work) / "similarity-pairs" / f"{notebook}.json"
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        if entry["key"] == key:
+            return [
+                Pair(notebook, a, b, score, codes[a], codes[b], tuple(map(tuple, sa)), tuple(map(tuple, sb)))
+                for a, b, score, sa, sb in entry["pairs"]
+            ]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    pairs = compare(notebook, codes, starter_code)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps({"key": key, "pairs": [[p.a, p.b, p.score, p.slices_a, p.slices_b] for p in pairs]}))
+    return pairs
+
+
+# -- the report -----------------------------------------------------------------------------------
+def write_csv(pairs: list[Pair], path: Path) -> Path:
+    ranked = sorted(pairs, key=lambda p: -p.score)  # stable: notebooks stay in course order among equals
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv_writer(f)
+        writer.writerow(FIELDS)
+        writer.writerows([p.notebook, p.a, p.b, f"{p.score:.3f}"] for p in ranked)
+    return path
+
+
+STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1400px;margin:2em auto;padding:0 1em;
+color:#1f2328;line-height:1.5}
+h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #d0d7de}
+h3{font-size:1.05em;margin:1.4em 0 .4em} .note{color:#57606a}
+table{border-collapse:collapse;margin:.6em 0} td,th{border:1px solid #d0d7de;padding:.3em .6em;text-align:left}
+th{background:#f6f8fa} td.score{text-align:right;font-variant-numeric:tabular-nums}
+.pair{display:grid;grid-template-columns:1fr 1fr;gap:.3em 1em}
+.pair h4{margin:.2em 0;font-size:.95em;overflow-wrap:anywhere}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.7em;border-radius:6px;font-size:.85em;
+margin:0;max-height:40em;overflow:auto}
+mark{background:#ffe08a;color:inherit}
+"""  # noqa: E501
+
+
+def label(student: str, roster: dict) -> str:
+    name = roster.get(student, "")
+    return f"{name} ({student})" if name and name != student else student
+
+
+def marked(code: str, slices: tuple) -> str:
+    """`code`, escaped, with the shared passages in <mark>."""
+    parts, at = [], 0
+    for start, end in sorted(slices):
+        start, end = max(start, at), min(end, len(code))
+        if start >= end:
+            continue
+        parts += [html.escape(code[at:start]), "<mark>", html.escape(code[start:end]), "</mark>"]
+        at = end
+    return "".join([*parts, html.escape(code[at:])])
+
+
+def pair_html(pair: Pair, roster: dict, anchor: str) -> str:
+    sides = ((pair.a, pair.code_a, pair.slices_a), (pair.b, pair.code_b, pair.slices_b))
+    heads = "".join(f"<h4>{html.escape(label(student, roster))}</h4>" for student, _, _ in sides)
+    codes = "".join(f"<pre>{marked(code, slices)}</pre>" for _, code, slices in sides)
+    return (
+        f'<h3 id="{anchor}">{html.escape(label(pair.a, roster))} — {html.escape(label(pair.b, roster))}: '
+        f'{pair.score:.2f}</h3><div class="pair">{heads}{codes}</div>'
+    )
+
+
+def notebook_html(number: int, title: str, pairs: list[Pair], roster: dict) -> str:
+    """The notebook's pairs at or above the threshold: a table of them all, the first SIDE_BY_SIDE shown."""
+    above = [p for p in pairs if p.score >= THRESHOLD]
+    head = f"<h2>{html.escape(title)}</h2>"
+    if not above:
+        return head + f'<p class="note">Ни одной пары от {THRESHOLD:.2f}; всего пар с общим кодом: {len(pairs)}.</p>'
+    shown = above[:SIDE_BY_SIDE]
+    anchors = [f"n{number}-{i}" for i in range(len(shown))]
+    rows = "".join(
+        f"<tr><td>{html.escape(label(p.a, roster))}</td><td>{html.escape(label(p.b, roster))}</td>"
+        f'<td class="score">{score_link(p, anchors[i] if i < len(anchors) else "")}</td></tr>'
+        for i, p in enumerate(above)
+    )
+    more = f" Рядом показаны первые {len(shown)} из {len(above)}." if len(shown) < len(above) else ""
+    return (
+        head + f"<table><tr><th>студент</th><th>студент</th><th>сходство</th></tr>{rows}</table>"
+        f'<p class="note">Ниже порога ещё пар: {len(pairs) - len(above)} (все — в similarity.csv).{more}</p>'
+        + "".join(pair_html(p, roster, anchor) for p, anchor in zip(shown, anchors))
+    )
+
+
+def score_link(pair: Pair, anchor: str) -> str:
+    return f'<a href="#{anchor}">{pair.score:.2f}</a>' if anchor else f"{pair.score:.2f}"
+
+
+def page(pairs: list[Pair], notebooks: dict[str, str], roster: dict) -> str:
+    """notebooks: name → title, in course order."""
+    compared = [n for n in notebooks if any(p.notebook == n for p in pairs)]
+    body = "".join(
+        notebook_html(i, notebooks[n], [p for p in pairs if p.notebook == n], roster) for i, n in enumerate(compared)
+    )
+    if not compared:
+        body = '<p class="note">Ни у одной пары студентов нет общего кода.</p>'
+    quiet = [n for n in notebooks if n not in compared]
+    if quiet:
+        body += f'<p class="note">Без общего кода у всех пар (или не сдан): {html.escape(", ".join(quiet))}.</p>'
+    return safe_text(
+        f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Сходство решений</title><style>{STYLE}</style></head><body>"
+        f"<h1>Сходство решений</h1>"
+        f'<p class="note">Сравнивается только код студентов (ячейки решений, добавленные и изменённые '
+        f"ячейки), без кода, данного курсом. Сходство — доля кода каждого из двоих, найденная у другого "
+        f"(меньшая из двух; copydetect, winnowing как в MOSS). Это список, который стоит просмотреть, а не "
+        f"доказательство списывания и не штраф: похожий код бывает и у честно решивших.</p>{body}</body></html>"
+    )
+
+
+def write_report(pairs: list[Pair], notebooks: dict[str, str], roster: dict, out: Path) -> tuple[Path, Path]:
+    csv_path = write_csv(pairs, Path(out) / "similarity.csv")
+    html_path = Path(out) / "similarity.html"
+    html_path.write_text(page(pairs, notebooks, roster), encoding="utf-8")
+    return csv_path, html_path

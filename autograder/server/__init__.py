@@ -1,0 +1,74 @@
+"""The course server: `python -m autograder serve` (docs/server.md).
+
+Students upload a notebook through their secret link (or `check.py --submit`) and get it graded with the
+hidden tests, on demand, by the same sandboxed grader as `grade`. autograder.server.store keeps the
+records (SQLite), autograder.server.queue the jobs (huey), autograder.server.web the pages.
+"""
+
+import signal
+from datetime import datetime
+from pathlib import Path
+
+
+def serve(args, say) -> int:
+    import tornado.httpserver
+    import tornado.ioloop
+
+    from .queue import Grading, make_queue, register, start_consumer
+    from .store import INSTRUCTOR, Store, read_class_list
+    from .web import Course, application
+
+    data = Path(args.data).resolve()
+    store = Store(data)
+    base = args.url or f"http://{args.host}:{args.port}"
+    if args.reissue:
+        who = INSTRUCTOR if args.reissue == "instructor" else args.reissue
+        try:
+            link = store.reissue(who, base)
+        except KeyError:
+            say(f"error: no student {args.reissue} in {data / 'tokens.csv'}")
+            return 2
+        say(f"a new link for {args.reissue} (the old one no longer works): {link}")
+        return 0
+    if args.roster:
+        store.enrol(read_class_list(Path(args.roster)), base)
+    if not store.students():
+        say("error: no students: give --roster (a Moodle worksheet, a Canvas gradebook export or a CSV id,name)")
+        return 2
+    from .export import remember
+
+    due = datetime.fromisoformat(args.due) if args.due else None
+    remember(data, args.notebooks, due, args.assignment)
+    huey = make_queue(data, args.redis)
+    grading = Grading(Path(args.work).resolve() if args.work else data / "worker")
+    task = register(huey, grading)
+    course = Course(
+        store,
+        huey,
+        task,
+        args.notebooks,
+        due,
+        args.late == "refuse",
+        args.attempts_per_hour,
+        args.max_mb << 20,
+        args.before_due == "points",
+    )
+    again = course.recover()
+    if again:
+        say(f"{again} job(s) interrupted by the last stop queued again")
+    consumer = start_consumer(huey, args.jobs) if args.jobs else None
+    server = tornado.httpserver.HTTPServer(application(course), max_body_size=256 << 20, xheaders=args.proxy)
+    server.listen(args.port, args.host)
+    loop = tornado.ioloop.IOLoop.current()
+    tornado.ioloop.PeriodicCallback(course.collect, 500).start()
+    stop = lambda *_: loop.add_callback_from_signal(loop.stop)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    say(
+        f"serving {', '.join(args.notebooks)} on {base} for {len(store.students())} students",
+        f"  links: {data / 'tokens.csv'} (send each student theirs); the instructor's: {data / 'instructor.txt'}",
+    )
+    loop.start()
+    if consumer:
+        consumer.stop(graceful=False)
+    return 0

@@ -1,0 +1,102 @@
+"""The course server's grading queue: huey (a maintained task queue) on SQLite in the data folder,
+or on Redis for workers on other hosts.
+
+A job carries everything a worker needs — the notebook's name, the submitted file's bytes, the
+student's id and name — and answers with plain data (the result as a dict, the feedback page), kept in
+huey's result store until the server records it. A worker therefore needs only the queue and a work
+folder of its own (the prepared course, the files it grades); it never sees the server's records.
+Each job is graded in the class grader's worker process (autograder.classroom.pool: the sandbox,
+the watchdog), one process per consumer thread.
+"""
+
+import hashlib
+import os
+import threading
+import time
+from pathlib import Path
+
+from huey import RedisHuey, SqliteHuey
+
+from ..classroom.pool import Lost, Workers, watchdog_seconds
+from ..classroom.worker import Task
+from ..notebook.results import ERROR, Result
+
+QUEUE_NAME = "bpe-course"
+RUNNING = "running:"  # huey's key-value store: a job a worker has started (its attempt's task id)
+
+
+def make_queue(data: Path | None = None, redis_url: str = ""):
+    """The queue: huey on DATA/queue.db (SQLite), or on Redis at `redis_url`."""
+    if redis_url:
+        return RedisHuey(QUEUE_NAME, url=redis_url, results=True)
+    return SqliteHuey(QUEUE_NAME, filename=str(Path(data) / "queue.db"), results=True)
+
+
+class Grading:
+    """What a consumer's job runs: the prepared course in `work`, one grading process per thread."""
+
+    def __init__(self, work: Path, overrides: dict | None = None):
+        self.work, self.overrides = Path(work), overrides or {}
+        self.local = threading.local()
+        self.lock = threading.Lock()
+        self.course = None
+
+    def prepared(self):
+        from ..course.course import PreparedCourse
+
+        with self.lock:
+            if self.course is None:
+                self.course = PreparedCourse(self.work / "course").prepare()
+        return self.course
+
+    def workers(self) -> Workers:
+        if getattr(self.local, "workers", None) is None:
+            self.local.workers = Workers(1, self.prepared().root, self.overrides, watchdog_seconds(self.overrides))
+        return self.local.workers
+
+    def grade(self, student: str, name: str, notebook: str, content: bytes, max_score: float) -> dict:
+        """Grade one submitted file: {"result": …, "feedback": page or None}."""
+        folder = self.work / "uploads"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{hashlib.sha256(content).hexdigest()}.ipynb"  # named by its hash, never by the student
+        path.write_bytes(content)
+        workers = self.workers()
+        workers.send(0, Task(student, notebook, str(path), True, name=name))
+        while True:
+            for _, answer in workers.answers():
+                if isinstance(answer, Lost):
+                    result = Result(student, notebook, 0, max_score, ERROR, answer.reason)
+                    return {"result": result.to_dict(), "feedback": None}
+                if answer.feedback_error:
+                    answer.result.feedback_error = f"the feedback page could not be made: {answer.feedback_error}"
+                return {"result": answer.result.to_dict(), "feedback": answer.feedback}
+
+    def log(self, line: str) -> None:
+        """work/graded.log: one line per job a worker finished (how a test counts gradings)."""
+        with open(self.work / "graded.log", "a", encoding="utf-8") as f:
+            f.write(f"{line} {os.getpid()} {time.time():.3f}\n")
+
+
+def register(huey, grading: Grading):
+    """The grading job on `huey`; returns the task function (call it to enqueue)."""
+
+    @huey.task(name="grade_notebook")
+    def grade_notebook(attempt: str, student: str, name: str, notebook: str, content: bytes, max_score: float):
+        huey.put(RUNNING + attempt, time.time())
+        answer = grading.grade(student, name, notebook, content, max_score)
+        grading.log(attempt)
+        return answer
+
+    return grade_notebook
+
+
+# an idle consumer looks at the queue at least every second (huey's default backs off to 10 s, which a
+# student waiting for the first job after a quiet spell would feel)
+CONSUMER = {"worker_type": "thread", "periodic": False, "max_delay": 1.0}
+
+
+def start_consumer(huey, threads: int = 1):
+    """Consumer threads in this process (they take jobs until the process ends)."""
+    consumer = huey.create_consumer(**CONSUMER, workers=threads, check_worker_health=False)
+    consumer.start()
+    return consumer

@@ -1,0 +1,488 @@
+"""The course server's web side (Tornado): the student's page, uploads, results; the job bookkeeping.
+
+Routes: /s/TOKEN (the student's page; POST: an upload from its form, CSRF-checked by Tornado's
+xsrf cookie), /s/TOKEN/attempt/N (one result, as the feedback page), /api/submit and
+/api/attempt/N (the student edition's `check.py --submit`: the token in an Authorization header,
+which a browser never sends across sites, so no xsrf cookie is needed there). Every page is escaped
+(Tornado templates autoescape) and served with a strict Content-Security-Policy: no scripts at all.
+"""
+
+import base64
+import dataclasses
+import hashlib
+import html
+import json
+import re
+import time
+from datetime import datetime
+from pathlib import Path
+
+import tornado.web
+from tornado import httputil
+
+from ..classroom.cache import file_key
+from ..course.bundle import HIDDEN
+from ..notebook.feedback import STYLE, render_test, student_label
+from ..notebook.results import TestResult, result_from_dict
+from ..platforms.report import test_report
+from . import store as records
+from .queue import RUNNING
+
+CSP = "default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+STATUS_RU = {"queued": "в очереди", "running": "проверяется", "graded": "проверено", "error": "ошибка проверки"}
+HOUR = 3600
+HIDDEN_NOTE = "Скрытый тест: до срока сдачи видны только баллы; сообщение появится после срока."
+
+
+class Course:
+    """What the server serves: the assignment, the records, the queue."""
+
+    def __init__(
+        self, store, huey, task, notebooks, due=None, refuse_late=False, per_hour=10, max_bytes=20 << 20, points=False
+    ):
+        from ..classroom.settings import grading_settings, settings_digest
+        from ..course.course import CourseNotebook, load_config
+
+        self.store, self.huey, self.task = store, huey, task
+        self.notebooks = {n: CourseNotebook.load(n) for n in notebooks}
+        self.due, self.refuse_late, self.per_hour, self.max_bytes = due, refuse_late, per_hour, max_bytes
+        self.settings_key = settings_digest(grading_settings(load_config({})))
+        self.uploads = store.data / "uploads"
+        self.uploads.mkdir(exist_ok=True)
+        self.points_only = points  # before the due date the hidden tests show their points, not their messages
+        self.hidden = {
+            n: {tid for tid, t in nb.tests.items() if HIDDEN.search(t.source)} for n, nb in self.notebooks.items()
+        }
+
+    def hides(self) -> bool:
+        return self.points_only and (self.due is None or datetime.now() <= self.due)
+
+    def shown(self, result):
+        """The result as a student may see it now: before the due date, with --before-due points, the
+        hidden tests' messages are replaced by a note."""
+        if result is None or not self.hides():
+            return result
+        hidden = self.hidden.get(result.notebook, set())
+        tests = [
+            TestResult(t.name, t.score, t.max_score, HIDDEN_NOTE if t.name in hidden and t.message else t.message)
+            for t in result.tests
+        ]
+        return dataclasses.replace(result, tests=tests)
+
+    def shown_page(self, result, feedback: str) -> str:
+        """The feedback page as a student may see it now (each hidden test's block rendered again)."""
+        if result is None or not self.hides():
+            return feedback
+        for original, now in zip(result.tests, self.shown(result).tests):
+            feedback = feedback.replace(render_test(original), render_test(now))
+        return feedback
+
+    def notebook_named(self, text: str) -> str | None:
+        """The assignment's notebook a name means (its full name or its number, e.g. 01), else None."""
+        text = (text or "").strip().removesuffix(".ipynb")
+        return next((n for n in self.notebooks if text in (n, n.split("_")[0])), None)
+
+    def wait_before_next(self, student: str) -> int:
+        """Seconds until the student may upload again (0: now)."""
+        now = time.time()
+        recent = self.store.uploads_since(student, now - HOUR)
+        if len(recent) < self.per_hour:
+            return 0
+        return max(1, int(recent[len(recent) - self.per_hour] + HOUR - now) + 1)
+
+    def submit(self, student: str, notebook: str, content: bytes) -> int:
+        """Keep the file (by its hash), record the attempt and queue it (or answer it from the cache)."""
+        sha = hashlib.sha256(content).hexdigest()
+        path = self.uploads / f"{sha}.ipynb"
+        if not path.exists():
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(content)
+            tmp.replace(path)
+        key = file_key(path, self.notebooks[notebook].digest + self.settings_key)
+        late = self.due is not None and datetime.now() > self.due
+        earlier = self.store.cached(student, notebook, key)
+        attempt = self.store.add_attempt(student, notebook, sha, key, late)
+        if earlier and earlier[0] == records.GRADED:
+            self.store.copy_result(attempt, earlier[2], earlier[3])
+        elif earlier and earlier[1]:
+            self.store.set_task(attempt, earlier[1])
+        else:
+            self.enqueue(attempt, student, notebook, content)
+        return attempt
+
+    def enqueue(self, attempt: int, student: str, notebook: str, content: bytes) -> None:
+        name = self.store.students().get(student, "")
+        job = f"{attempt}-{time.time_ns()}"
+        self.store.set_task(attempt, job)
+        max_score = self.notebooks[notebook].max_score
+        self.huey.enqueue(self.task.s(job, student, name, notebook, content, max_score, id=job))
+
+    def collect(self) -> None:
+        """Record every finished job (called every half second, and once at start)."""
+        for _, _, _, _, job in {row[4]: row for row in self.store.unfinished()}.values():
+            answer = self.huey.result(job, preserve=True)
+            if answer is not None:
+                self.store.record(job, answer)
+                self.huey.result(job)  # now kept in server.db: drop it from the queue's store
+                self.huey.get(RUNNING + job)
+            elif self.huey.get(RUNNING + job, peek=True) is not None:
+                self.store.mark_running(job)
+
+    def recover(self) -> int:
+        """After a stop at any moment: a job neither answered nor waiting in the queue is queued again
+        (it was taken by a worker that died with the server). How many were queued again."""
+        self.collect()
+        waiting = {t.id for t in self.huey.pending()}
+        again = 0
+        for attempt, student, notebook, sha, job in self.store.unfinished():
+            if job and job in waiting:
+                continue
+            if job:
+                self.huey.get(RUNNING + job)  # its worker's mark, if it had started
+            self.enqueue(attempt, student, notebook, (self.uploads / f"{sha}.ipynb").read_bytes())
+            again += 1
+        return again
+
+
+def result_of(attempt: dict):
+    return result_from_dict(json.loads(attempt["result"])) if attempt.get("result") else None
+
+
+class Base(tornado.web.RequestHandler):
+    def set_default_headers(self):
+        self.set_header("Content-Security-Policy", CSP)
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.set_header("Referrer-Policy", "no-referrer")  # the link's token never leaves in a Referer
+        self.set_header("Cache-Control", "no-store")
+
+    @property
+    def course(self) -> Course:
+        return self.application.settings["course"]
+
+    def student_of(self, token: str) -> str:
+        who = self.course.store.who(token)
+        if who is None or who == records.INSTRUCTOR:
+            raise tornado.web.HTTPError(
+                403, "Ссылка не действует: возьмите новую у преподавателя (check.py: --link НОВАЯ_ССЫЛКА)."
+            )
+        return who
+
+    def write_error(self, status_code, **kwargs):
+        if getattr(self, "retry_after", 0):
+            self.set_header("Retry-After", str(self.retry_after))
+        reason = getattr(kwargs.get("exc_info", (None, None))[1], "log_message", None) or self._reason
+        self.finish(page("Ошибка", f"<p>{html.escape(str(status_code))}: {html.escape(str(reason))}</p>"))
+
+
+def page(title: str, body: str) -> str:
+    return (
+        f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
+        f'<link rel="stylesheet" href="/style.css"></head><body>{body}</body></html>'
+    )
+
+
+class Style(tornado.web.RequestHandler):
+    def get(self):
+        self.set_header("Content-Type", "text/css; charset=utf-8")
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.write(
+            STYLE + "form{margin:1em 0;padding:1em;border:1px solid #d0d7de;border-radius:6px}"
+            ".wide{overflow-x:auto} .wide td,.wide th{white-space:nowrap}"
+        )
+
+
+@tornado.web.stream_request_body
+class Upload(Base):
+    """The body of an upload is read in chunks and dropped past the size limit (then 413)."""
+
+    def prepare(self):
+        self.body, self.too_big = bytearray(), False
+        self.request.connection.set_max_body_size(max(self.course.max_bytes, 256 << 20))
+        length = int(self.request.headers.get("Content-Length") or 0)
+        self.too_big = length > self.course.max_bytes + 64 * 1024
+
+    def data_received(self, chunk):
+        if not self.too_big:
+            self.body += chunk
+            self.too_big = len(self.body) > self.course.max_bytes + 64 * 1024
+
+    def refuse(self, code: int, message: str):
+        raise tornado.web.HTTPError(code, message, reason=httputil.responses.get(code))
+
+    def upload(self, student: str) -> int:
+        """Checks, in order: size, the notebook's name, the due date, the hourly limit; then the attempt."""
+        if self.too_big:
+            self.refuse(413, f"Файл больше {self.course.max_bytes // 2**20} МБ.")
+        args, files = {}, {}
+        httputil.parse_body_arguments(self.request.headers.get("Content-Type", ""), bytes(self.body), args, files)
+        upload = (files.get("file") or [None])[0]
+        if upload is None or not upload["body"]:
+            self.refuse(400, "Нет файла блокнота (поле file).")
+        wanted = (args.get("notebook") or [b""])[0].decode("utf-8", "replace") or upload["filename"]
+        notebook = self.course.notebook_named(wanted)
+        if notebook is None:
+            self.refuse(
+                400, f"Блокнот «{wanted[:80]}» не из этого задания; можно сдать: {', '.join(self.course.notebooks)}."
+            )
+        late = self.course.due is not None and datetime.now() > self.course.due
+        if late and self.course.refuse_late:
+            self.refuse(403, f"Срок сдачи прошёл ({self.course.due:%Y-%m-%d %H:%M}): работы больше не принимаются.")
+        wait = self.course.wait_before_next(student)
+        if wait:
+            self.retry_after = wait
+            self.refuse(429, f"Слишком много попыток за час: следующая через {wait // 60} мин {wait % 60} с.")
+        return self.course.submit(student, notebook, bytes(upload["body"]))
+
+
+class StudentPage(Upload):
+    def check_xsrf_cookie(self):
+        pass  # checked in post(), once the streamed body (with its _xsrf field) has been read
+
+    def get(self, token):
+        student = self.student_of(token)
+        self.finish(student_page(self.course, student, token, self.xsrf_form_html()))
+
+    def post(self, token):
+        student = self.student_of(token)
+        if not self.too_big:
+            args = {}
+            httputil.parse_body_arguments(self.request.headers.get("Content-Type", ""), bytes(self.body), args, {})
+            self.request.body_arguments, self.request.arguments = args, {**self.request.arguments, **args}
+            tornado.web.RequestHandler.check_xsrf_cookie(self)
+        self.upload(student)
+        self.redirect(f"/s/{token}", status=303)
+
+
+class ApiSubmit(Upload):
+    """check.py --submit: Authorization: Bearer TOKEN; answers JSON {"attempt": N}."""
+
+    def check_xsrf_cookie(self):
+        pass  # no cookie is used: the token comes in a header a cross-site form cannot send
+
+    def token_student(self) -> str:
+        header = self.request.headers.get("Authorization", "")
+        return self.student_of(header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else "")
+
+    def post(self):
+        attempt = self.upload(self.token_student())
+        self.set_status(202)
+        self.finish({"attempt": attempt})
+
+    def write_error(self, status_code, **kwargs):
+        if getattr(self, "retry_after", 0):
+            self.set_header("Retry-After", str(self.retry_after))
+        reason = getattr(kwargs.get("exc_info", (None, None))[1], "log_message", None) or self._reason
+        self.finish({"error": str(reason), "status": status_code})
+
+
+class ApiAttempt(ApiSubmit):
+    def get(self, attempt_id):
+        student = self.token_student()
+        attempt = self.course.store.attempt(int(attempt_id))
+        if attempt is None or attempt["student"] != student:
+            raise tornado.web.HTTPError(404, "Нет такой попытки.")
+        result = self.course.shown(result_of(attempt))
+        self.finish(
+            {
+                "attempt": attempt["id"],
+                "status": attempt["status"],
+                "late": bool(attempt["late"]),
+                "notebook": attempt["notebook"],
+                "result": result.to_dict() if result else None,
+                "report": test_report(result) if result else "",
+            }
+        )
+
+
+class ResultPage(Base):
+    def get(self, token, attempt_id):
+        student = self.student_of(token)
+        attempt = self.course.store.attempt(int(attempt_id))
+        if attempt is None or attempt["student"] != student:
+            raise tornado.web.HTTPError(404, "Нет такой попытки.")
+        if not attempt["feedback"]:
+            body = f'<p>{html.escape(STATUS_RU[attempt["status"]])}</p><p><a href="/s/{token}">Назад</a></p>'
+            self.finish(page(f"Попытка {attempt['id']}", body))
+            return
+        feedback = self.course.shown_page(result_of(attempt), attempt["feedback"])
+        styles = re.findall(r"<style>(.*?)</style>", feedback, re.S)
+        hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in styles)
+        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {hashes}"))
+        back = f'<p><a href="/s/{html.escape(token)}">← к списку попыток</a></p>'
+        self.finish(feedback.replace("<body>", "<body>" + back, 1))
+
+
+def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
+    name = course.store.students().get(student, "")
+    due = f"Срок сдачи: {course.due:%Y-%m-%d %H:%M}." if course.due else ""
+    options = "".join(
+        f'<option value="{html.escape(n)}">{html.escape(course.notebooks[n].title)} ({html.escape(n)})</option>'
+        for n in course.notebooks
+    )
+    rows = []
+    for a in course.store.attempts(student):
+        r = result_of(a)
+        score = f"{r.score:g} из {r.max_score:g}" if r and a["status"] == "graded" else ""
+        link = f'<a href="/s/{html.escape(token)}/attempt/{a["id"]}">открыть</a>' if a["feedback"] else ""
+        rows.append(
+            f"<tr><td>{a['id']}</td><td>{html.escape(a['notebook'])}</td>"
+            f"<td>{datetime.fromtimestamp(a['uploaded']):%Y-%m-%d %H:%M}{' (после срока)' if a['late'] else ''}</td>"
+            f"<td>{html.escape(STATUS_RU.get(a['status'], a['status']))}</td><td>{score}</td><td>{link}</td></tr>"
+        )
+    table = (
+        "<table><tr><th>№</th><th>Блокнот</th><th>Сдано</th><th>Состояние</th><th>Баллы</th><th>Отзыв</th></tr>"
+        + "".join(rows)
+        + "</table>"
+        if rows
+        else "<p>Попыток пока нет.</p>"
+    )
+    body = (
+        f"<h1>Проверка заданий</h1><p class=meta>Студент: {html.escape(student_label(student, name))}. {due} "
+        f"Попыток в час: не больше {course.per_hour}.</p>"
+        f'<form method="post" enctype="multipart/form-data" action="/s/{html.escape(token)}">{xsrf}'
+        f'<p><label>Блокнот: <select name="notebook">{options}</select></label></p>'
+        f'<p><input type="file" name="file" accept=".ipynb" required> '
+        f'<button type="submit">Сдать на проверку</button></p>'
+        f"<p class=note>Проверка идёт со скрытыми тестами; обновите страницу, чтобы увидеть результат.</p></form>"
+        f"<h2>Попытки</h2>{table}"
+    )
+    return page("Проверка заданий", body)
+
+
+class TeacherBase(Base):
+    def teacher(self, token: str) -> None:
+        if self.course.store.who(token) != records.INSTRUCTOR:
+            raise tornado.web.HTTPError(403, "Ссылка не действует.")
+
+    def results(self):
+        from .export import class_results
+
+        max_scores = {n: nb.max_score for n, nb in self.course.notebooks.items()}
+        return class_results(self.course.store, list(self.course.notebooks), self.course.due, max_scores)
+
+
+class TeacherPage(TeacherBase):
+    def get(self, token):
+        self.teacher(token)
+        last, best, _ = self.results()
+        self.finish(teacher_page(self.course, token, last, best))
+
+
+class TeacherExport(TeacherBase):
+    FILES = {"moodle": "moodle_grading_worksheet.csv", "feedback": "moodle_feedback_files.zip"}
+    FILES["canvas"] = "canvas_grades_import.csv"
+
+    def get(self, token, kind):
+        import tempfile
+
+        from .export import export_from_server
+
+        self.teacher(token)
+        with tempfile.TemporaryDirectory() as out:
+            export_from_server(
+                self.course.store.data, Path(out), ["canvas" if kind == "canvas" else "moodle"], say=lambda *a: None
+            )
+            path = Path(out) / self.FILES[kind]
+            if not path.exists():
+                raise tornado.web.HTTPError(
+                    404,
+                    "Для Canvas нужен столбец журнала: запустите сервер с --assignment." if kind == "canvas" else "",
+                )
+            content = path.read_bytes()
+        kind_of = "application/zip" if path.suffix == ".zip" else "text/csv; charset=utf-8"
+        self.set_header("Content-Type", kind_of)
+        self.set_header("Content-Disposition", f'attachment; filename="{path.name}"')
+        self.finish(content)
+
+
+def teacher_page(course: Course, token: str, last: list, best: list) -> str:
+    from ..platforms.analysis import item_rows
+
+    esc = lambda value: html.escape(str(value))
+    names = course.store.students()
+    attempts = course.store.attempts()
+    counts = {}
+    for a in attempts:
+        counts[a["status"]] = counts.get(a["status"], 0) + 1
+    tries = {}
+    for a in attempts:
+        tries[a["student"], a["notebook"]] = tries.get((a["student"], a["notebook"]), 0) + 1
+    best_of = {(r.student, r.notebook): r for r in best}
+    due = f"{course.due:%Y-%m-%d %H:%M}" if course.due else "не задан"
+    parts = [
+        "<h1>Задание: ход работы класса</h1>",
+        f"<p class=meta>Студентов: {len(names)}. Срок: {esc(due)}. "
+        "Попытки: " + ", ".join(f"{esc(STATUS_RU.get(k, k))} {v}" for k, v in sorted(counts.items())) + ". "
+        "Считается последняя проверенная попытка до срока; рядом — лучшая.</p>",
+        f'<p><a href="/teacher/{esc(token)}/export/moodle">Скачать журнал Moodle (CSV)</a> · '
+        f'<a href="/teacher/{esc(token)}/export/feedback">отзывы для Moodle (zip)</a> · '
+        f'<a href="/teacher/{esc(token)}/export/canvas">журнал Canvas (CSV)</a></p>',
+    ]
+    for notebook, course_nb in course.notebooks.items():
+        tests = list(course_nb.tests)
+        head = "".join(f"<th>{esc(t)}</th>" for t in tests)
+        parts.append(
+            f"<h2>{esc(course_nb.title)} ({esc(notebook)})</h2><div class=wide><table>"
+            "<tr><th>Студент</th><th>Попыток</th>"
+            f"<th>Последняя</th><th>Лучшая</th>{head}</tr>"
+        )
+        for r in (r for r in last if r.notebook == notebook):
+            b = best_of[r.student, notebook]
+            per_test = {t.name: t for t in r.tests}
+            best_test = {t.name: t for t in b.tests}
+            cells = "".join(
+                f"<td>{esc(f'{per_test[t].score:g}') if t in per_test else '–'} · "
+                f"{esc(f'{best_test[t].score:g}') if t in best_test else '–'}</td>"
+                for t in tests
+            )
+            parts.append(
+                f"<tr><td>{esc(student_label(r.student, names.get(r.student, '')))}</td>"
+                f"<td>{tries.get((r.student, notebook), 0)}</td><td>{r.score:g} из {r.max_score:g}</td>"
+                f"<td>{b.score:g}</td>{cells}</tr>"
+            )
+        silent = sorted(set(names) - {r.student for r in last})
+        parts.append("</table></div>")
+        if silent:
+            parts.append(
+                "<p class=note>Ещё ничего не сдали: "
+                + esc(", ".join(student_label(s, names[s]) for s in silent))
+                + "</p>"
+            )
+    rows = item_rows(last)
+    parts.append(
+        "<h2>Анализ заданий (последние попытки)</h2><table><tr><th>Блокнот</th><th>Тест</th><th>Не прошли</th>"
+        "<th>Средний балл</th><th>Самое частое сообщение (среди попытавшихся)</th><th>Не начинали</th></tr>"
+    )
+    parts += [
+        f"<tr><td>{esc(r['notebook'])}</td><td>{esc(r['test'])}</td><td>{r['failed']} из {r['graded']}</td>"
+        f"<td>{esc(r['mean_points'])} из {esc(r['max_points'])}</td><td>"
+        + (f"{esc(r['most_common_message'])} ({r['students_with_it']})" if r["students_with_it"] else "")
+        + f"</td><td>{r['untouched']}</td></tr>"
+        for r in rows
+    ]
+    parts.append("</table>")
+    return page("Ход работы класса", "".join(parts))
+
+
+def application(course: Course) -> tornado.web.Application:
+    return tornado.web.Application(
+        [
+            (r"/style\.css", Style),
+            (r"/s/([A-Za-z0-9_-]{1,100})", StudentPage),
+            (r"/s/([A-Za-z0-9_-]{1,100})/attempt/([0-9]{1,12})", ResultPage),
+            (r"/teacher/([A-Za-z0-9_-]{1,100})", TeacherPage),
+            (r"/teacher/([A-Za-z0-9_-]{1,100})/export/(moodle|canvas|feedback)", TeacherExport),
+            (r"/api/submit", ApiSubmit),
+            (r"/api/attempt/([0-9]{1,12})", ApiAttempt),
+        ],
+        course=course,
+        xsrf_cookies=True,
+        xsrf_cookie_kwargs={"httponly": True, "samesite": "Strict"},
+        default_handler_class=NotFound,
+    )
+
+
+class NotFound(Base):
+    def prepare(self):
+        raise tornado.web.HTTPError(404, "Нет такой страницы.")

@@ -1,0 +1,325 @@
+"""The messages that cross the sandbox's wall: each a kind and typed fields, in one place.
+
+Requests go from the grader to the sandbox (`autograder.wall.session` sends them, `host` and `agent`
+serve them); answers come back (`remote` reads them by their kind). On the socket a message is a
+JSON object `{"kind": ..., field: value, ...}` (`to_wire`); `from_wire` rebuilds it and refuses
+anything else: an unknown kind, a kind that is not expected in that direction, a missing,
+unknown or mistyped field. What the sandbox sends is hostile, so `read` never raises: a frame that
+is not a well-formed answer becomes `Malformed` (a kind that never crosses), and the grader reports
+it as the kernel's failure to answer. A value of the notebook travels inside `Value.value` (and
+`Items.items`) in `wire`'s format, decoded by `wire.decode` with its own limits.
+
+Adding an operation is one request class here (the agent serves it with its method `op_<kind>`).
+One error shape (`Error`) and one timeout (`Timeout`, "cpu" or "wall") serve every answer.
+This module uses only the standard library: the grader sends its source into the sandbox.
+"""
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+
+REQUESTS: dict = {}  # kind → request class (grader → sandbox)
+ARGUMENTS: dict = {}  # kind → a call's argument (inside a Call)
+ANSWERS: dict = {}  # kind → answer class (sandbox → grader)
+
+
+class ProtocolError(ValueError):
+    """A frame that is not a message of the expected direction, kind and fields."""
+
+
+class Message:
+    kind = ""
+
+    def to_wire(self) -> dict:
+        return {"kind": self.kind, **{f.name: _to_wire(getattr(self, f.name)) for f in dataclasses.fields(self)}}
+
+    @classmethod
+    def from_wire(cls, raw, kinds: dict | None = None) -> "Message":
+        """The message `raw` (parsed JSON) holds, of one of `kinds` (default: this class's own)."""
+        kinds = kinds if kinds is not None else {cls.kind: cls}
+        if type(raw) is not dict:
+            raise ProtocolError(f"a message is a JSON object, not {type(raw).__name__}")
+        kind = raw.get("kind")
+        if type(kind) is not str or kind not in kinds:
+            raise ProtocolError(f"unexpected message kind {str(kind)[:40]!r}")
+        message_class = kinds[kind]
+        hints = _hints(message_class)
+        unknown = set(raw) - set(hints) - {"kind"}
+        if unknown:
+            raise ProtocolError(f"a {kind} message has no field {sorted(map(str, unknown))[0][:40]!r}")
+        values = {}
+        for f in dataclasses.fields(message_class):
+            if f.name in raw:
+                values[f.name] = _from_wire(raw[f.name], hints[f.name], f"{kind}.{f.name}")
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ProtocolError(f"a {kind} message lacks its field {f.name!r}")
+        return message_class(**values)
+
+
+_HINTS: dict = {}  # message class → its fields' types, read once
+
+
+def _hints(cls) -> dict:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def message(kind: str, table: dict):
+    """Register a frozen dataclass as the message of `kind` in `table` (REQUESTS, ARGUMENTS or ANSWERS)."""
+
+    def register(cls):
+        cls = dataclass(frozen=True, kw_only=True)(cls)
+        cls.kind = kind
+        table[kind] = cls
+        return cls
+
+    return register
+
+
+def _to_wire(value):
+    if isinstance(value, Message):
+        return value.to_wire()
+    if type(value) is list:
+        return [_to_wire(v) for v in value]
+    if type(value) is dict:
+        return {k: _to_wire(v) for k, v in value.items()}
+    return value
+
+
+def _from_wire(raw, hint, where: str):
+    """`raw` checked against the type `hint`: str, int, float, bool, None, typing.Any (JSON left as it
+    is: a wire value), a message class, Literal, unions, list[X] and dict[str, X]."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is typing.Any:
+        return raw
+    if origin in (typing.Union, types.UnionType):
+        for option in args:
+            try:
+                return _from_wire(raw, option, where)
+            except ProtocolError:
+                continue
+        raise ProtocolError(f"{where}: not one of the kinds it may hold")
+    if origin is typing.Literal:
+        if type(raw) is str and raw in args:
+            return raw
+        raise ProtocolError(f"{where}: must be one of {', '.join(args)}")
+    if origin is list:
+        if type(raw) is not list:
+            raise ProtocolError(f"{where}: must be a list")
+        return [_from_wire(item, args[0], where) for item in raw]
+    if origin is dict:
+        if type(raw) is not dict:
+            raise ProtocolError(f"{where}: must be an object")
+        return {key: _from_wire(item, args[1], f"{where}[{key[:40]!r}]") for key, item in raw.items()}
+    if isinstance(hint, type) and issubclass(hint, Message):
+        return hint.from_wire(raw)
+    if hint is type(None):
+        if raw is None:
+            return None
+    elif hint is float:
+        if type(raw) in (int, float):
+            return raw
+    elif type(raw) is hint:
+        return raw
+    raise ProtocolError(f"{where}: must be {getattr(hint, '__name__', hint)}")
+
+
+def dumps(message: Message) -> bytes:
+    """The payload of a frame: the message as JSON in UTF-8 (lone surrogates of the student's text pass)."""
+    return json.dumps(message.to_wire(), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
+def loads(data: bytes, kinds: dict) -> Message:
+    """The message of one of `kinds` a frame's payload holds, or ProtocolError."""
+    try:
+        raw = json.loads(data.decode("utf-8", "surrogatepass"))
+    except (ValueError, RecursionError):
+        raise ProtocolError("the frame is not JSON") from None
+    try:
+        return Message.from_wire(raw, kinds)
+    except RecursionError:
+        raise ProtocolError("the message is nested too deep") from None
+
+
+def read(data: bytes) -> "Answer":
+    """An answer from the sandbox, which is hostile: never raises; `Malformed` for anything that is no answer."""
+    try:
+        return loads(data, ANSWERS)
+    except ProtocolError as e:
+        return Malformed(reason=str(e)[:300])
+
+
+# -- requests: grader → sandbox ---------------------------------------------------------------------
+class Request(Message):
+    """Every request carries the wall-clock seconds the sandbox gives it (`wall`, set by the session)
+    and the CPU seconds a call under it may take (`seconds`)."""
+
+
+@message("run_cell", REQUESTS)
+class RunCell(Request):
+    source: str
+    max_chars: int = 200_000
+    wall: float | None = None
+    seconds: float = 60
+
+
+@message("ref", ARGUMENTS)
+class Ref(Message):
+    """An argument that is a function of the notebook, passed by name."""
+
+    name: str
+
+
+@message("plain", ARGUMENTS)
+class Plain(Message):
+    """An argument that is plain data (in `wire`'s format)."""
+
+    value: typing.Any
+
+
+@message("describe", REQUESTS)
+class Describe(Request):
+    names: list[str]
+    wall: float | None = None
+    seconds: float = 60
+
+
+@message("call", REQUESTS)
+class Call(Request):
+    """Call a function of the notebook (or a course check helper on it) under a CPU limit; `gc_off`:
+    without the garbage collector (a call the grader times)."""
+
+    name: str
+    args: list[Ref | Plain] = field(default_factory=list)
+    kwargs: dict[str, Ref | Plain] = field(default_factory=dict)
+    helper: str | None = None
+    gc_off: bool = False
+    wall: float | None = None
+    seconds: float = 60
+
+
+@message("collect", REQUESTS)
+class Collect(Request):
+    wall: float | None = None
+    seconds: float = 60
+
+
+@message("next", REQUESTS)
+class Next(Request):
+    """The next items of a generator the notebook returned: up to `count`."""
+
+    handle: int
+    count: int = 1
+    wall: float | None = None
+    seconds: float = 60
+
+
+@message("release", REQUESTS)
+class Release(Request):
+    wall: float | None = None
+    seconds: float = 60
+
+
+# -- answers: sandbox → grader ----------------------------------------------------------------------
+class Answer(Message):
+    pass
+
+
+@message("ready", ANSWERS)
+class Ready(Answer):
+    """The sandbox's first frame: it installed the modules and serves requests."""
+
+
+@message("done", ANSWERS)
+class Done(Answer):
+    """A request that has nothing to return (collect, release)."""
+
+
+@message("cell_done", ANSWERS)
+class CellDone(Answer):
+    """A cell ran to its end, or stopped at `error`."""
+
+    error: "Error | None" = None
+
+
+@message("value", ANSWERS)
+class Value(Answer):
+    value: typing.Any  # in wire's format
+
+
+@message("function", ANSWERS)
+class Function(Answer):
+    """A described name that is a function of the notebook."""
+
+
+@message("missing", ANSWERS)
+class Missing(Answer):
+    """A described name the notebook does not define."""
+
+
+@message("unsupported", ANSWERS)
+class Unsupported(Answer):
+    """A value of a type that cannot cross (named)."""
+
+    type_name: str
+
+
+@message("iterator", ANSWERS)
+class Iterator(Answer):
+    """A generator, kept in the kernel under `handle` (its items come with Next)."""
+
+    handle: int
+
+
+@message("error", ANSWERS)
+class Error(Answer):
+    """An exception: its type's name, message, the notebook's line it passed through, and the names of
+    the built-in classes it derives from, nearest first. The one error shape of every answer."""
+
+    type: str
+    message: str
+    where: str = ""
+    bases: list[str] = field(default_factory=list)
+
+    @classmethod
+    def agent(cls, message: str) -> "Error":
+        """A request the agent could not serve."""
+        return cls(type="AgentError", message=message)
+
+
+@message("timeout", ANSWERS)
+class Timeout(Answer):
+    """A limit ran out: the call's CPU seconds ("cpu"), or the wall-clock time of a cell or request ("wall")."""
+
+    limit: typing.Literal["cpu", "wall"]
+
+
+@message("stop", ANSWERS)
+class Stop(Answer):
+    """A generator ended."""
+
+
+@message("names", ANSWERS)
+class Names(Answer):
+    """What each described name is."""
+
+    names: dict[str, Value | Function | Missing | Unsupported]
+
+
+@message("items", ANSWERS)
+class Items(Answer):
+    """A generator's next items (wire values), and what ended them: None while it goes on."""
+
+    items: list[typing.Any]
+    end: Stop | Error | Timeout | Unsupported | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Malformed(Answer):
+    """Not an answer (the grader's own reading of a frame; never on the wire, never in ANSWERS)."""
+
+    kind = "malformed"
+    reason: str
