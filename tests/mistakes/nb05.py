@@ -275,6 +275,30 @@ def number_pattern(max_digits):
         "любого письма",
     ),
     # ---------------------------------------------------------------- train_chunked
+    # issue 26: these two were told «не сортируйте куски»
+    Mistake(
+        "nb05_train_pairs_once_per_chunk",
+        NB05,
+        "train_chunked",
+        edited(NB05, "train_chunked", ("for pair in zip(ids, ids[1:]):", "for pair in set(zip(ids, ids[1:])):")),
+        "test_train_chunked_hidden",
+        "Не считайте пары куска множеством",
+    ),
+    Mistake(
+        "nb05_train_skips_whitespace_chunks",
+        NB05,
+        "train_chunked",
+        edited(
+            NB05,
+            "train_chunked",
+            (
+                "    for chunk in pretokenize(text, pattern):\n",
+                "    for chunk in pretokenize(text, pattern):\n        if not chunk.strip():\n            continue\n",
+            ),
+        ),
+        "test_train_chunked_hidden",
+        "Не пропускайте такие куски",
+    ),
     Mistake(
         "nb05_train_across_chunk_boundaries",
         NB05,
