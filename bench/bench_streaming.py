@@ -31,7 +31,7 @@ from course_code import load_course_code  # bench/ is the script's folder, first
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "solutions" / "08_shipping_tokenizer.ipynb"
-SOLUTIONS = ("encode_iterable",)
+SOLUTIONS = ("fixed_lines", "encode_iterable")
 NEEDED = (
     "GPT2_PATTERN",
     "CACHE_LIMIT",
@@ -39,6 +39,7 @@ NEEDED = (
     "encode_chunk",
     "encode_chunked",
     "train_chunked",
+    "fixed_lines",
     "encode_iterable",
 )
 MB = 10**6
