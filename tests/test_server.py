@@ -322,6 +322,22 @@ def test_the_instructors_page_shows_each_students_last_and_best_and_the_item_ana
     assert requests.get(f"{server.url}/teacher/{student}", timeout=10).status_code == 403
 
 
+def test_the_instructors_page_has_the_similarity_report_of_the_attempts_that_count(server):
+    """1001's last attempt is the solved notebook, 1003's the same with one mistake: a pair; 1002's is an
+    untouched stub, only the course's starter code, so in no pair. The full report shows them side by side."""
+    page = requests.get(teacher_link(server), timeout=120)
+    section = page.text.split("Сходство решений", 1)[1]
+    rows = re.findall(r"<tr><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td><td>([0-9.]+)</td></tr>", section)
+    assert [(a, b) for a, b, _ in rows] == [("Иван Петров (1001)", "Ann (1003)")], section
+    assert float(rows[0][2]) > 0.5 and "1002" not in section
+    report = requests.get(teacher_link(server) + "/similarity", timeout=120)
+    assert report.status_code == 200 and "<mark>" in report.text and "Ann (1003)" in report.text
+    policy = report.headers["Content-Security-Policy"]
+    assert "script-src" not in policy and "unsafe-inline" not in policy and "'sha256-" in policy
+    student = server.links()["1001"].rsplit("/", 1)[1]
+    assert requests.get(f"{server.url}/teacher/{student}/similarity", timeout=10).status_code == 403
+
+
 def without_grading_time(out: Path) -> list[list[str]]:
     """The Moodle worksheet, its Last modified (grade) column (the time it was written) left out."""
     with open(out / "moodle_grading_worksheet.csv", newline="", encoding="utf-8") as f:

@@ -68,6 +68,40 @@ def class_results(store: Store, notebooks: list[str], due: datetime | None, max_
     return last, best, pages
 
 
+REPORT = "report"  # DATA/report: the similarity report of the attempts that count (the code it keeps: work/)
+
+
+def counted_files(store: Store, notebooks: list[str], due: datetime | None) -> dict[str, dict[str, Path]]:
+    """student → {notebook: the uploaded file of the attempt that counts (the last graded before the due date)}."""
+    files: dict[str, dict[str, Path]] = {}
+    for (student, notebook), attempts in sorted(graded_attempts(store, due).items()):
+        if notebook in notebooks:
+            files.setdefault(student, {})[notebook] = store.data / "uploads" / f"{attempts[-1]['sha']}.ipynb"
+    return files
+
+
+def similarity_report(data: Path, files: dict, names: dict[str, str], notebooks: list[str]) -> list[dict]:
+    """DATA/report/similarity.html and .csv for `files` (counted_files), made as `grade` makes them
+    (classroom.workflow.compare_students: each student's own code, the starter code left out); its
+    pairs, most similar first ({notebook, student_a, student_b, score}). Touches no records: it may run
+    in a thread of its own. RuntimeError if the report could not be made."""
+    import csv
+
+    from ..classroom.workflow import compare_students
+    from ..platforms.report import from_spreadsheet_cell, write_roster
+
+    out = Path(data) / REPORT
+    out.mkdir(parents=True, exist_ok=True)
+    write_roster({s: names.get(s, s) for s in files}, out)
+    (out / "similarity.csv").unlink(missing_ok=True)
+    compare_students(files, notebooks, out, out / "work")
+    try:
+        with open(out / "similarity.csv", newline="", encoding="utf-8") as f:
+            return [{k: from_spreadsheet_cell(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    except OSError as e:
+        raise RuntimeError("the similarity report could not be made (the server's log says why)") from e
+
+
 def counted_attempts(store: Store, notebooks: list[str], due: datetime | None, penalty: float | None, say=print):
     """The attempt that counts per (student, notebook) for the exports, and the late policy:
     ({(student, notebook): attempt}, {student: (days, penalty)}).

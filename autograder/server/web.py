@@ -13,10 +13,12 @@ import hashlib
 import html
 import json
 import re
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
 
+import tornado.ioloop
 import tornado.web
 from tornado import httputil
 
@@ -53,6 +55,19 @@ class Course:
         self.hidden = {
             n: {tid for tid, t in nb.tests.items() if HIDDEN.search(t.source)} for n, nb in self.notebooks.items()
         }
+        self.similarity_lock = threading.Lock()
+        self.similarity_of: tuple = (None, [])  # (the files compared, their pairs): made again when they change
+
+    def similarity(self, files: dict, names: dict) -> list[dict]:
+        """The similarity report's pairs for the attempts that count (in a thread: copydetect takes a while
+        for a large class; the report is remade only when an attempt that counts changed)."""
+        from .export import similarity_report
+
+        key = sorted((s, n, str(p)) for s, by_notebook in files.items() for n, p in by_notebook.items())
+        with self.similarity_lock:
+            if self.similarity_of[0] != key:
+                self.similarity_of = (key, similarity_report(self.store.data, files, names, list(self.notebooks)))
+            return self.similarity_of[1]
 
     def hides(self) -> bool:
         return self.points_only and (self.due is None or datetime.now() <= self.due)
@@ -307,8 +322,7 @@ class ResultPage(Base):
             return
         feedback = self.course.shown_page(result_of(attempt), attempt["feedback"])
         styles = re.findall(r"<style>(.*?)</style>", feedback, re.S)
-        hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in styles)
-        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {hashes}"))
+        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
         back = f'<p><a href="/s/{html.escape(token)}">← к списку попыток</a></p>'
         self.finish(feedback.replace("<body>", "<body>" + back, 1))
 
@@ -361,12 +375,44 @@ class TeacherBase(Base):
         max_scores = {n: nb.max_score for n, nb in self.course.notebooks.items()}
         return class_results(self.course.store, list(self.course.notebooks), self.course.due, max_scores)
 
+    async def similar(self) -> list[dict] | None:
+        """The pairs of the similarity report, made up to date (None: it could not be made)."""
+        from .export import counted_files
+
+        files = counted_files(self.course.store, list(self.course.notebooks), self.course.due)
+        names = self.course.store.students()
+        try:
+            return await tornado.ioloop.IOLoop.current().run_in_executor(None, self.course.similarity, files, names)
+        except RuntimeError:
+            return None
+
 
 class TeacherPage(TeacherBase):
-    def get(self, token):
+    async def get(self, token):
         self.teacher(token)
         last, best, _ = self.results()
-        self.finish(teacher_page(self.course, token, last, best))
+        pairs = await self.similar()
+        self.finish(teacher_page(self.course, token, last, best, pairs))
+
+
+class TeacherSimilarity(TeacherBase):
+    """The similarity report as `grade` writes it (similarity.html), side by side, for the attempts that count."""
+
+    async def get(self, token):
+        from .export import REPORT
+
+        self.teacher(token)
+        if await self.similar() is None:
+            raise tornado.web.HTTPError(500, "Отчёт о сходстве не получился: причина — в журнале сервера.")
+        report = (self.course.store.data / REPORT / "similarity.html").read_text(encoding="utf-8")
+        styles = re.findall(r"<style>(.*?)</style>", report, re.S)
+        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
+        self.finish(report)
+
+
+def style_hashes(styles: list[str]) -> str:
+    """The CSP sources that allow exactly these inline <style> blocks (a page we made, with no scripts)."""
+    return " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in styles)
 
 
 class TeacherExport(TeacherBase):
@@ -396,7 +442,8 @@ class TeacherExport(TeacherBase):
         self.finish(content)
 
 
-def teacher_page(course: Course, token: str, last: list, best: list) -> str:
+def teacher_page(course: Course, token: str, last: list, best: list, pairs: list[dict] | None = None) -> str:
+    from ..classroom.similarity import THRESHOLD
     from ..platforms.analysis import item_rows
 
     esc = lambda value: html.escape(str(value))
@@ -414,7 +461,8 @@ def teacher_page(course: Course, token: str, last: list, best: list) -> str:
         "<h1>Задание: ход работы класса</h1>",
         f"<p class=meta>Студентов: {len(names)}. Срок: {esc(due)}. "
         "Попытки: " + ", ".join(f"{esc(STATUS_RU.get(k, k))} {v}" for k, v in sorted(counts.items())) + ". "
-        "Считается последняя проверенная попытка до срока; рядом — лучшая.</p>",
+        "Считается последняя проверенная попытка до срока; рядом — лучшая; в столбцах тестов — баллы "
+        "последней · лучшей.</p>",
         f'<p><a href="/teacher/{esc(token)}/export/moodle">Скачать журнал Moodle (CSV)</a> · '
         f'<a href="/teacher/{esc(token)}/export/feedback">отзывы для Moodle (zip)</a> · '
         f'<a href="/teacher/{esc(token)}/export/canvas">журнал Canvas (CSV)</a></p>',
@@ -462,6 +510,29 @@ def teacher_page(course: Course, token: str, last: list, best: list) -> str:
         for r in rows
     ]
     parts.append("</table>")
+    parts.append(
+        "<h2>Сходство решений (попытки, которые считаются)</h2><p class=note>Сравнивается только код студентов, "
+        "без кода, данного курсом, как в отчёте <code>grade</code>. Это список, который стоит просмотреть, "
+        "а не доказательство списывания и не штраф.</p>"
+    )
+    title = {n: nb.title for n, nb in course.notebooks.items()}
+    label = lambda s: esc(student_label(s, names.get(s, "")))
+    if pairs is None:
+        parts.append("<p class=note>Отчёт о сходстве не получился: причина — в журнале сервера.</p>")
+    else:
+        above = [p for p in pairs if float(p["score"]) >= THRESHOLD]
+        if above:
+            parts.append("<table><tr><th>Блокнот</th><th>Студент</th><th>Студент</th><th>Сходство</th></tr>")
+            parts += [
+                f"<tr><td>{esc(title.get(p['notebook'], p['notebook']))}</td><td>{label(p['student_a'])}</td>"
+                f"<td>{label(p['student_b'])}</td><td>{float(p['score']):.2f}</td></tr>"
+                for p in above
+            ]
+            parts.append("</table>")
+        parts.append(
+            f"<p>Пар от {THRESHOLD:.2f}: {len(above)}, ниже порога: {len(pairs) - len(above)}. "
+            f'<a href="/teacher/{esc(token)}/similarity">Код пар рядом, общие места отмечены</a>.</p>'
+        )
     return page("Ход работы класса", "".join(parts))
 
 
@@ -473,6 +544,7 @@ def application(course: Course) -> tornado.web.Application:
             (r"/s/([A-Za-z0-9_-]{1,100})/attempt/([0-9]{1,12})", ResultPage),
             (r"/teacher/([A-Za-z0-9_-]{1,100})", TeacherPage),
             (r"/teacher/([A-Za-z0-9_-]{1,100})/export/(moodle|canvas|feedback)", TeacherExport),
+            (r"/teacher/([A-Za-z0-9_-]{1,100})/similarity", TeacherSimilarity),
             (r"/api/submit", ApiSubmit),
             (r"/api/attempt/([0-9]{1,12})", ApiAttempt),
         ],
