@@ -386,6 +386,13 @@ def serve_parser(sub) -> None:
     s.add_argument("--jobs", type=int, default=1, help="notebooks graded at once here (0: only other hosts grade)")
     s.add_argument("--work", help="the grading work folder (default: DATA/worker)")
     s.add_argument("--redis", default="", help="the queue on Redis (redis://HOST:PORT/0) instead of DATA/queue.db")
+    s.add_argument(
+        "--lease",
+        type=float,
+        default=60,
+        metavar="SECONDS",
+        help="a job whose worker has not been heard from for this long is queued again (default 60)",
+    )
     s.add_argument("--assignment", default="", help="the Canvas gradebook column for the download button")
     s.add_argument(
         "--late-penalty",

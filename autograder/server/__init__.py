@@ -52,6 +52,8 @@ def serve(args, say) -> int:
         args.attempts_per_hour,
         args.max_mb << 20,
         args.before_due == "points",
+        args.lease,
+        remote=bool(args.redis),
     )
     again = course.recover()
     if again:

@@ -28,7 +28,7 @@ from ..notebook.feedback import STYLE, render_test, student_label
 from ..notebook.results import TestResult, result_from_dict
 from ..platforms.report import test_report
 from . import store as records
-from .queue import RUNNING
+from .queue import HEARTBEAT, LEASE, RUNNING
 
 CSP = "default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 STATUS_RU = {"queued": "в очереди", "running": "проверяется", "graded": "проверено", "error": "ошибка проверки"}
@@ -40,7 +40,18 @@ class Course:
     """What the server serves: the assignment, the records, the queue."""
 
     def __init__(
-        self, store, huey, task, notebooks, due=None, refuse_late=False, per_hour=10, max_bytes=20 << 20, points=False
+        self,
+        store,
+        huey,
+        task,
+        notebooks,
+        due=None,
+        refuse_late=False,
+        per_hour=10,
+        max_bytes=20 << 20,
+        points=False,
+        lease=LEASE,
+        remote=False,
     ):
         from ..classroom.settings import grading_settings, settings_digest
         from ..course.course import CourseNotebook, load_config
@@ -52,6 +63,8 @@ class Course:
         self.uploads = store.data / "uploads"
         self.uploads.mkdir(exist_ok=True)
         self.points_only = points  # before the due date the hidden tests show their points, not their messages
+        self.lease = max(lease, 3 * HEARTBEAT)  # a job whose worker has not beaten for this long is lost
+        self.remote = remote  # workers may run on other hosts (Redis): they outlive a restart of the server
         self.hidden = {
             n: {tid for tid, t in nb.tests.items() if HIDDEN.search(t.source)} for n, nb in self.notebooks.items()
         }
@@ -125,36 +138,58 @@ class Course:
             self.enqueue(attempt, student, notebook, content)
         return attempt
 
-    def enqueue(self, attempt: int, student: str, notebook: str, content: bytes) -> None:
+    def enqueue(self, attempt: int, student: str, notebook: str, content: bytes) -> str:
+        """Queue the file for `attempt` as a new job; its id."""
         name = self.store.students().get(student, "")
         job = f"{attempt}-{time.time_ns()}"
         self.store.set_task(attempt, job)
         max_score = self.notebooks[notebook].max_score
         self.huey.enqueue(self.task.s(job, student, name, notebook, content, max_score, id=job))
+        return job
+
+    def requeue(self, attempt: int, student: str, notebook: str, sha: str, job: str) -> None:
+        """The file of a lost job queued again, under a new id, for every attempt waiting on it."""
+        if job:
+            self.huey.get(RUNNING + job)  # its worker's last beat
+        new = self.enqueue(attempt, student, notebook, (self.uploads / f"{sha}.ipynb").read_bytes())
+        if job:
+            self.store.retask(job, new)
 
     def collect(self) -> None:
-        """Record every finished job (called every half second, and once at start)."""
-        for _, _, _, _, job in {row[4]: row for row in self.store.unfinished()}.values():
+        """Record every finished job; a job whose worker stopped beating for the lease is queued again
+        (called every half second, and once at start)."""
+        now = time.time()
+        for attempt, student, notebook, sha, job in {row[4]: row for row in self.store.unfinished()}.values():
+            if not job:
+                continue
             answer = self.huey.result(job, preserve=True)
+            beat = self.huey.get(RUNNING + job, peek=True) if answer is None else None
             if answer is not None:
                 self.store.record(job, answer)
                 self.huey.result(job)  # now kept in server.db: drop it from the queue's store
                 self.huey.get(RUNNING + job)
-            elif self.huey.get(RUNNING + job, peek=True) is not None:
+            elif beat is not None and now - beat > self.lease:
+                self.requeue(attempt, student, notebook, sha, job)  # its worker died (another host, or killed)
+            elif beat is not None:
                 self.store.mark_running(job)
 
     def recover(self) -> int:
-        """After a stop at any moment: a job neither answered nor waiting in the queue is queued again
-        (it was taken by a worker that died with the server). How many were queued again."""
+        """After a stop at any moment: a job neither answered nor waiting in the queue is queued again —
+        unless, with workers on other hosts, one is still beating on it (it outlived the server; if it
+        stops, the lease requeues it). How many were queued again."""
         self.collect()
         waiting = {t.id for t in self.huey.pending()}
         again = 0
-        for attempt, student, notebook, sha, job in self.store.unfinished():
+        jobs = {}
+        for row in self.store.unfinished():
+            jobs.setdefault(row[4] or f"unqueued-{row[0]}", row)  # an attempt killed before it was queued: alone
+        for attempt, student, notebook, sha, job in jobs.values():
             if job and job in waiting:
                 continue
-            if job:
-                self.huey.get(RUNNING + job)  # its worker's mark, if it had started
-            self.enqueue(attempt, student, notebook, (self.uploads / f"{sha}.ipynb").read_bytes())
+            beat = self.huey.get(RUNNING + job, peek=True) if job else None
+            if self.remote and beat is not None and time.time() - beat <= self.lease:
+                continue
+            self.requeue(attempt, student, notebook, sha, job)
             again += 1
         return again
 
