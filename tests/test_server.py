@@ -189,6 +189,7 @@ def test_50_mb_is_too_large_and_an_odd_name_is_refused_with_the_reason(server):
     assert big.status_code == 413
     odd = server.submit("1003", b"{}", name="../../etc/passwd")
     assert odd.status_code == 400 and "не из этого задания" in odd.json()["error"]
+    assert "«%s%(x)d»" in server.submit("1003", b"{}", name="%s%(x)d").json()["error"]  # said as given
     assert not list((server.folder / "data").rglob("passwd*"))
 
 

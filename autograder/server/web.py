@@ -220,8 +220,15 @@ class Base(tornado.web.RequestHandler):
     def write_error(self, status_code, **kwargs):
         if getattr(self, "retry_after", 0):
             self.set_header("Retry-After", str(self.retry_after))
-        reason = getattr(kwargs.get("exc_info", (None, None))[1], "log_message", None) or self._reason
+        reason = error_text(kwargs) or self._reason
         self.finish(page("Ошибка", f"<p>{html.escape(str(status_code))}: {html.escape(str(reason))}</p>"))
+
+
+def error_text(kwargs) -> str:
+    """The message of the HTTPError being answered, as written (Tornado keeps it doubled-% for its log)."""
+    error = kwargs.get("exc_info", (None, None))[1]
+    message = getattr(error, "log_message", None)
+    return message % error.args if message else ""
 
 
 def page(title: str, body: str) -> str:
@@ -322,7 +329,7 @@ class ApiSubmit(Upload):
     def write_error(self, status_code, **kwargs):
         if getattr(self, "retry_after", 0):
             self.set_header("Retry-After", str(self.retry_after))
-        reason = getattr(kwargs.get("exc_info", (None, None))[1], "log_message", None) or self._reason
+        reason = error_text(kwargs) or self._reason
         self.finish({"error": str(reason), "status": status_code})
 
 
