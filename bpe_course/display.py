@@ -111,13 +111,21 @@ CANDIDATE_COLOUR = "#8ecae6"  # a learned pair that lost to the winner
 PLAIN_COLOUR = "#eeeeee"
 
 
+def _step_label(token) -> str:
+    """Like _label, but bytes that are not whole characters are shown as \\xd0, not as �: in a
+    step-by-step picture it matters which byte is which (м\\xd1 is м and the first byte of ы)."""
+    if isinstance(token, (bytes, bytearray)):
+        token = bytes(token).decode("utf-8", errors="backslashreplace")
+    return _label(token)
+
+
 def _labeller(vocab):
     """How tokens are shown: through a {token: str | bytes} mapping or a callable, else themselves."""
     if vocab is None:
-        return _label
+        return _step_label
     if callable(vocab):
-        return lambda token: _label(vocab(token))
-    return lambda token: _label(vocab[token])
+        return lambda token: _step_label(vocab(token))
+    return lambda token: _step_label(vocab[token])
 
 
 def _merged(symbols, pair, new):
@@ -265,7 +273,7 @@ def training_steps(corpus, merges, vocab=None, title="Обучение по ша
         top = sorted(counts, key=counts.get, reverse=True)[:top_pairs]  # sorted() is stable: ties stay in order
         if pair not in top:
             top.append(pair)
-        chips = [(f"{show(a)}·{show(b)} {counts[a, b]}", "new" if (a, b) == pair else "cand") for a, b in top]
+        chips = [(f"{show(a)}·{show(b)} {counts.get((a, b), 0)}", "new" if (a, b) == pair else "cand") for a, b in top]
         words = [(_merged(symbols, pair, new), w) for symbols, w in words]
         total = sum(len(symbols) * (w or 1) for symbols, w in words)
         frames.append(

@@ -107,3 +107,12 @@ def test_html_has_one_block_per_frame_and_marks_the_new_token():
     page = picture._repr_html_()
     assert len(re.findall(r"border-left:3px", page)) == len(picture) == 2
     assert "font-weight:bold" in page and "×3" in page
+
+
+def test_bytes_that_are_not_whole_characters_are_shown_by_value():
+    merges = {(208, 188): 256, (32, 256): 257, (32, 208): 258}  # the last pair is gone by then
+    vocab = vocab_of(merges)
+    text = repr(training_steps(list(" мы".encode()), merges, vocab))
+    assert "шаг 1: \\xd0 + \\xbc → м" in text and "▁·⟦м⟧·\\xd1·\\x8b" in text
+    assert "шаг 3: ▁ + \\xd0 → ▁\\xd0, пара встречалась 0 раз" in text
+    assert "�" not in text
