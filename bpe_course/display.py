@@ -166,11 +166,16 @@ class StepPicture:
     # HTML: coloured boxes, a legend, chips for the candidates
     @staticmethod
     def _span(label, mark):
-        colour = {"new": NEW_COLOUR, "new-end": NEW_COLOUR, "cand": CANDIDATE_COLOUR}.get(mark, PLAIN_COLOUR)
-        weight = "font-weight:bold;" if mark in ("new", "new-end") else ""
+        colour = {"cand": CANDIDATE_COLOUR}.get(mark, NEW_COLOUR if mark.startswith("new") else PLAIN_COLOUR)
+        weight = "font-weight:bold;" if mark.startswith("new") else ""
+        # the two tokens of a winning pair touch, so that the pair reads as one box
+        box = {
+            "new-start": "margin:1px 0 1px 1px;border-radius:3px 0 0 3px;border-right:1px dotted #9a6a00",
+            "new-end": "margin:1px 1px 1px 0;border-radius:0 3px 3px 0",
+        }.get(mark, "margin:1px;border-radius:3px")
         return (
-            f'<span style="background:{colour};{weight}padding:1px 3px;margin:1px;'
-            f'border-radius:3px;font-family:monospace">{html.escape(label)}</span>'
+            f'<span style="background:{colour};{weight}padding:1px 3px;{box};'
+            f'font-family:monospace">{html.escape(label)}</span>'
         )
 
     def _repr_html_(self):
@@ -184,10 +189,11 @@ class StepPicture:
         for frame in self.frames:
             words = []
             for tokens, weight in frame["words"]:
-                body = "".join(self._span(label, mark) for label, mark in tokens)
+                body = "<wbr>".join(self._span(label, mark) for label, mark in tokens)  # where a line may break
                 if weight is not None:
                     body += f'<sub style="color:#777">×{html.escape(str(weight))}</sub>'
-                words.append(f'<span style="white-space:nowrap">{body}</span>')
+                # a word of a corpus is kept on one line; one long sequence wraps
+                words.append(f'<span style="white-space:nowrap">{body}</span>' if weight is not None else body)
             chips = "".join(self._span(label, mark) for label, mark in frame["chips"])
             chips = f'<div style="font-size:90%">{html.escape(frame["chips_title"])}: {chips}</div>' if chips else ""
             rows.append(
@@ -201,13 +207,15 @@ class StepPicture:
     # Text: the same picture without colours, new tokens in ⟦ ⟧, candidates after the caption
     @staticmethod
     def _text_word(tokens):
-        """Tokens joined by ·; a new token in ⟦ ⟧, a winning pair (marks new, new-end) in one ⟦ ⟧."""
+        """Tokens joined by ·; a new token in ⟦ ⟧, a winning pair (marks new-start, new-end) in one ⟦ ⟧."""
         out = []
         for label, mark in tokens:
-            if mark == "new-end" and out and out[-1].endswith("⟧"):
-                out[-1] = out[-1][:-1] + "·" + label + "⟧"
+            if mark == "new-end" and out:
+                out[-1] = out[-1] + "·" + label + "⟧"
+            elif mark == "new-start":
+                out.append(f"⟦{label}")
             else:
-                out.append(f"⟦{label}⟧" if mark in ("new", "new-end") else label)
+                out.append(f"⟦{label}⟧" if mark == "new" else label)
         return "·".join(out)
 
     def __repr__(self):
@@ -319,7 +327,7 @@ def encoding_steps(tokens, merges, vocab=None, title="Кодирование п�
                 marks[i] = marks[i] or "cand"
                 marks[i + 1] = marks[i + 1] or "cand"
         for i in _occurrences(symbols, winner):
-            marks[i], marks[i + 1] = "new", "new-end"
+            marks[i], marks[i + 1] = "new-start", "new-end"
 
         def chip(pair):
             return f"{show(pair[0])}·{show(pair[1])} ({'id ' if numeric else '№'}{rank[pair]})"
