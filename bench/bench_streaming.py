@@ -8,7 +8,7 @@ the streaming ids equal the ids of the whole text on the first stream (exit code
 
 The code measured is the course's own, taken at run time from the solution notebook
 solutions/08_shipping_tokenizer.ipynb: its read-only cells (pretokenize, encode_chunk with its bounded
-cache, encode_chunked, train_chunked, ...) and its solution cell encode_iterable, with the nbgrader
+cache, encode_chunked, train_chunked, ...) and its solution cells fixed_lines and encode_iterable, with the nbgrader
 solution markers stripped — as bench_bpe.py does for notebook 07. One source of truth, nothing copied.
 
 Workload: the merge table is trained on the course's Russian corpus (data/ru_tokenization.txt, 300
