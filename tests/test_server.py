@@ -404,6 +404,8 @@ def test_uploads_after_the_due_date_are_refused_or_recorded_late(tmp_path):
         answer = late.attempt("1001", kept.json()["attempt"])
         assert answer["late"] and answer["status"] == "queued"  # kept for grading, marked late
         assert "после срока" in requests.get(late.links()["1001"], timeout=10).text
+        teacher = requests.get(teacher_link(late), timeout=30).text
+        assert "после срока попыток: 1 — в выгрузке не считаются" in teacher
     finally:
         late.process.terminate()
         late.process.wait(30)

@@ -52,6 +52,7 @@ class Course:
         points=False,
         lease=LEASE,
         remote=False,
+        late_penalty=None,
     ):
         from ..classroom.settings import grading_settings, settings_digest
         from ..course.course import CourseNotebook, load_config
@@ -65,6 +66,7 @@ class Course:
         self.points_only = points  # before the due date the hidden tests show their points, not their messages
         self.lease = max(lease, 3 * HEARTBEAT)  # a job whose worker has not beaten for this long is lost
         self.remote = remote  # workers may run on other hosts (Redis): they outlive a restart of the server
+        self.late_penalty = late_penalty  # the exports' late policy (serve --late-penalty), said on the page
         self.hidden = {
             n: {tid for tid, t in nb.tests.items() if HIDDEN.search(t.source)} for n, nb in self.notebooks.items()
         }
@@ -76,7 +78,8 @@ class Course:
         for a large class; the report is remade only when an attempt that counts changed)."""
         from .export import similarity_report
 
-        key = sorted((s, n, str(p)) for s, by_notebook in files.items() for n, p in by_notebook.items())
+        key = [sorted((s, n, str(p)) for s, by_notebook in files.items() for n, p in by_notebook.items())]
+        key.append(sorted((s, names.get(s, "")) for s in files))
         with self.similarity_lock:
             if self.similarity_of[0] != key:
                 self.similarity_of = (key, similarity_report(self.store.data, files, names, list(self.notebooks)))
@@ -499,6 +502,15 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
         tries[a["student"], a["notebook"]] = tries.get((a["student"], a["notebook"]), 0) + 1
     best_of = {(r.student, r.notebook): r for r in best}
     due = f"{course.due:%Y-%m-%d %H:%M}" if course.due else "не задан"
+    late = sum(bool(a["late"]) for a in attempts)
+    if late:
+        penalty = course.late_penalty
+        rule = (
+            f"в выгрузке считаются со штрафом {penalty:g}% за начатый день, если так баллов больше"
+            if penalty is not None
+            else "в выгрузке не считаются (export --late-penalty)"
+        )
+        due += f"; после срока попыток: {late} — {rule}"
     parts = [
         "<h1>Задание: ход работы класса</h1>",
         f"<p class=meta>Студентов: {len(names)}. Срок: {esc(due)}. "
