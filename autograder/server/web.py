@@ -33,6 +33,7 @@ from .queue import HEARTBEAT, LEASE, RUNNING
 CSP = "default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 STATUS_RU = {"queued": "в очереди", "running": "проверяется", "graded": "проверено", "error": "ошибка проверки"}
 HOUR = 3600
+SIMILAR_LISTED = 20  # pairs per notebook listed on the instructor's page (all: the full report, similarity.csv)
 HIDDEN_NOTE = "Скрытый тест: до срока сдачи видны только баллы; сообщение появится после срока."
 
 
@@ -502,7 +503,7 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
         tries[a["student"], a["notebook"]] = tries.get((a["student"], a["notebook"]), 0) + 1
     best_of = {(r.student, r.notebook): r for r in best}
     due = f"{course.due:%Y-%m-%d %H:%M}" if course.due else "не задан"
-    late = sum(bool(a["late"]) for a in attempts)
+    late = sum(bool(course.due) and datetime.fromtimestamp(a["uploaded"]) > course.due for a in attempts)
     if late:
         penalty = course.late_penalty
         rule = (
@@ -575,16 +576,18 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
         parts.append("<p class=note>Отчёт о сходстве не получился: причина — в журнале сервера.</p>")
     else:
         above = [p for p in pairs if float(p["score"]) >= THRESHOLD]
-        if above:
+        listed = [p for n in course.notebooks for p in [q for q in above if q["notebook"] == n][:SIMILAR_LISTED]]
+        if listed:
             parts.append("<table><tr><th>Блокнот</th><th>Студент</th><th>Студент</th><th>Сходство</th></tr>")
             parts += [
                 f"<tr><td>{esc(title.get(p['notebook'], p['notebook']))}</td><td>{label(p['student_a'])}</td>"
                 f"<td>{label(p['student_b'])}</td><td>{float(p['score']):.2f}</td></tr>"
-                for p in above
+                for p in listed
             ]
             parts.append("</table>")
+        more = f" (здесь — самые похожие {SIMILAR_LISTED} на блокнот)" if len(listed) < len(above) else ""
         parts.append(
-            f"<p>Пар от {THRESHOLD:.2f}: {len(above)}, ниже порога: {len(pairs) - len(above)}. "
+            f"<p>Пар от {THRESHOLD:.2f}: {len(above)}{more}, ниже порога: {len(pairs) - len(above)}. "
             f'<a href="/teacher/{esc(token)}/similarity">Код пар рядом, общие места отмечены</a>.</p>'
         )
     return page("Ход работы класса", "".join(parts))
