@@ -225,7 +225,12 @@ class Base(tornado.web.RequestHandler):
         if getattr(self, "retry_after", 0):
             self.set_header("Retry-After", str(self.retry_after))
         reason = error_text(kwargs) or self._reason
-        self.finish(page("Ошибка", f"<p>{html.escape(str(status_code))}: {html.escape(str(reason))}</p>"))
+        back = ""
+        own = re.fullmatch(r"/s/([A-Za-z0-9_-]{1,100})(/.*)?", self.request.path)
+        if own and status_code != 403:  # a refused upload from the form: back to the student's page
+            back = f'<p><a href="/s/{html.escape(own.group(1))}">← к странице проверки</a></p>'
+        body = f"<h1>Не получилось</h1><p>{html.escape(str(status_code))}: {html.escape(str(reason))}</p>{back}"
+        self.finish(page("Ошибка", body))
 
 
 def error_text(kwargs) -> str:
