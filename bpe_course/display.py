@@ -1,4 +1,5 @@
-"""Pictures of tokenization: coloured token boundaries and a slider over the number of merges.
+"""Pictures of tokenization: coloured token boundaries, a slider over the number of merges, and
+step-by-step pictures of training and encoding (training_steps, encoding_steps).
 
 Everything here degrades to plain text: in a terminal, in nbconvert, and while grading
 (the grader sets BPE_COURSE_STATIC=1), where no widget frontend exists.
