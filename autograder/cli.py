@@ -319,7 +319,7 @@ def cmd_export(args) -> int:
         say(f"error: {e}")
         return BAD_INPUT
     out = export_from_server(
-        Path(args.from_server), Path(args.out), kinds, assignment, args.lms_language, worksheet, say
+        Path(args.from_server), Path(args.out), kinds, assignment, args.lms_language, worksheet, say, args.late_penalty
     )
     say(f"grades from the server's records: {out / 'grades.csv'}")
     return OK
@@ -334,6 +334,14 @@ def export_parser(sub) -> None:
     e.add_argument("--gradebook", metavar="CANVAS_CSV", help="Canvas's gradebook export: the column is its assignment")
     e.add_argument("--lms-language", choices=sorted(lms_files.MOODLE_STRINGS), default="")
     e.add_argument("--worksheet", metavar="WORKSHEET", help="Moodle's grading worksheet as downloaded")
+    e.add_argument(
+        "--late-penalty",
+        type=float,
+        metavar="PERCENT",
+        help="count uploads after serve's --due, taking PERCENT of the total per started day late (0: in full); "
+        "only when that gives more points than the uploads before it "
+        "(default: serve's --late-penalty, else not counted)",
+    )
     e.set_defaults(run=cmd_export)
 
 
@@ -378,7 +386,20 @@ def serve_parser(sub) -> None:
     s.add_argument("--jobs", type=int, default=1, help="notebooks graded at once here (0: only other hosts grade)")
     s.add_argument("--work", help="the grading work folder (default: DATA/worker)")
     s.add_argument("--redis", default="", help="the queue on Redis (redis://HOST:PORT/0) instead of DATA/queue.db")
+    s.add_argument(
+        "--lease",
+        type=float,
+        default=60,
+        metavar="SECONDS",
+        help="a job whose worker has not been heard from for this long is queued again (default 60)",
+    )
     s.add_argument("--assignment", default="", help="the Canvas gradebook column for the download button")
+    s.add_argument(
+        "--late-penalty",
+        type=float,
+        metavar="PERCENT",
+        help="the exports count uploads after --due, less PERCENT per started day (see export --late-penalty)",
+    )
     s.add_argument("--reissue", metavar="STUDENT_ID", help="a new link for one student (or: instructor), then exit")
     s.set_defaults(run=cmd_serve)
 

@@ -182,3 +182,63 @@ def test_item_analysis_names_the_real_mistake_not_the_untouched_stubs(tmp_path):
     (row,) = item_rows(results)
     assert row["most_common_message"] == overlap and row["students_with_it"] == 2
     assert (row["graded"], row["failed"], row["untouched"]) == (9, 8, 5)
+
+
+def test_the_servers_late_uploads_count_only_with_the_penalty_and_never_lower_a_grade(tmp_path, capsys):
+    """`export --from-server` on records made by hand: 1002 improved 01 two days late, 1003 uploaded
+    the same 01 again a day late, 1004 only uploaded late. Read back by Moodle's and Canvas's importers."""
+    from datetime import datetime, timedelta
+
+    from autograder.cli import main
+    from autograder.server.export import remember
+    from autograder.server.store import Store
+
+    due = datetime(2026, 12, 1, 23, 59)
+    data = tmp_path / "data"
+    store = Store(data)
+    store.enrol({s: f"Student {s}" for s in ("1001", "1002", "1003", "1004")}, "http://127.0.0.1:1")
+    remember(data, [NB1, NB2], due, "Homework 1 (1)")
+    uploads = [
+        ("1001", NB1, 17, -1),
+        ("1001", NB2, 20, -1),
+        ("1002", NB1, 5, -2),
+        ("1002", NB2, 20, -2),
+        ("1002", NB1, 17, 24 * 1 + 1),  # 1 day 1 hour late: 2 started days
+        ("1003", NB1, 17, -3),
+        ("1003", NB2, 20, -3),
+        ("1003", NB1, 17, 2),  # 2 hours late, the same points
+        ("1004", NB1, 17, 5),
+    ]
+    for student, notebook, score, hours in uploads:
+        attempt = store.add_attempt(student, notebook, "0" * 64, f"k{score}{hours}", hours > 0)
+        when = (due + timedelta(hours=hours)).timestamp()
+        store.db.execute("UPDATE attempts SET uploaded=?, task=? WHERE id=?", (when, f"t{attempt}", attempt))
+        result = Result(student, notebook, score, 17 if notebook == NB1 else 20, GRADED)
+        store.record(f"t{attempt}", {"result": result.to_dict(), "feedback": f"<p>{student} {score}</p>"})
+
+    def export(*options):
+        out = tmp_path / ("out" + "".join(options))
+        code = main(
+            ["export", "--from-server", str(data), "--out", str(out), "--export", "moodle"]
+            + ["--export", "canvas", "--lms-language", "en", *options]
+        )
+        assert code == 0
+        moodle = lms_importers.moodle_worksheet(
+            (out / "moodle_grading_worksheet.csv").read_text(encoding="utf-8"), "en", {1001, 1002, 1003, 1004}, 37
+        )
+        canvas = lms_importers.canvas_gradebook(
+            (out / "canvas_grades_import.csv").read_text(encoding="utf-8"), {1001, 1002, 1003, 1004}
+        )
+        return moodle, {k: float(v["Homework 1 (1)"]) for k, v in canvas.items()}, capsys.readouterr().out
+
+    moodle, canvas, said = export()
+    assert {k: v["grade"] for k, v in moodle.items()} == canvas == {1001: 37, 1002: 25, 1003: 37}
+    assert "not counted: 1002/01, 1003/01, 1004/01" in said and "--late-penalty" in said
+
+    moodle, canvas, said = export("--late-penalty", "10")
+    assert {k: v["grade"] for k, v in moodle.items()} == canvas == {1001: 37, 1002: 29.6, 1003: 37, 1004: 15.3}
+    assert "опозданием на 2 дн." in moodle[1002]["feedback"] and "опозданием" not in moodle[1003]["feedback"]
+    assert "1002 by 2 day(s)" in said and "1004 by 1 day(s)" in said and "1003" in said.split("counted before")[1]
+
+    moodle, canvas, _ = export("--late-penalty", "0")  # late work in full, still only where it adds points
+    assert {k: v["grade"] for k, v in moodle.items()} == canvas == {1001: 37, 1002: 37, 1003: 37, 1004: 17}

@@ -6,6 +6,7 @@ import csv
 import html
 import json
 import re
+import shutil
 import signal
 import socket
 import sqlite3
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 import requests
 from attacks import ATTACKS, HIDDEN_SOURCE, NB
-from conftest import ROOT, grade
+from conftest import ROOT, grade, results_of
 from mistakes.nb01 import MISTAKES
 
 from autograder.course.cells import grade_id
@@ -187,8 +188,11 @@ def test_the_form_needs_its_csrf_field(server):
 def test_50_mb_is_too_large_and_an_odd_name_is_refused_with_the_reason(server):
     big = server.submit("1003", b"{" + b" " * (50 << 20) + b"}")
     assert big.status_code == 413
+    form = requests.post(server.links()["1003"], files={"file": ("01.ipynb", b" " * (21 << 20))}, timeout=60)
+    assert form.status_code == 413 and "к странице проверки" in form.text  # the browser's way back
     odd = server.submit("1003", b"{}", name="../../etc/passwd")
     assert odd.status_code == 400 and "не из этого задания" in odd.json()["error"]
+    assert "«%s%(x)d»" in server.submit("1003", b"{}", name="%s%(x)d").json()["error"]  # said as given
     assert not list((server.folder / "data").rglob("passwd*"))
 
 
@@ -322,6 +326,49 @@ def test_the_instructors_page_shows_each_students_last_and_best_and_the_item_ana
     assert requests.get(f"{server.url}/teacher/{student}", timeout=10).status_code == 403
 
 
+def test_the_instructors_page_has_the_similarity_report_of_the_attempts_that_count(server):
+    """1001's last attempt is the solved notebook, 1003's the same with one mistake: a pair; 1002's is an
+    untouched stub, only the course's starter code, so in no pair. The full report shows them side by side."""
+    page = requests.get(teacher_link(server), timeout=120)
+    section = page.text.split("Сходство решений", 1)[1]
+    rows = re.findall(r"<tr><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td><td>([0-9.]+)</td></tr>", section)
+    assert [(a, b) for a, b, _ in rows] == [("Иван Петров (1001)", "Ann (1003)")], section
+    assert float(rows[0][2]) > 0.5 and "1002" not in section
+    report = requests.get(teacher_link(server) + "/similarity", timeout=120)
+    assert report.status_code == 200 and "<mark>" in report.text and "Ann (1003)" in report.text
+    policy = report.headers["Content-Security-Policy"]
+    assert "script-src" not in policy and "unsafe-inline" not in policy and "'sha256-" in policy
+    student = server.links()["1001"].rsplit("/", 1)[1]
+    assert requests.get(f"{server.url}/teacher/{student}/similarity", timeout=10).status_code == 403
+
+
+@pytest.mark.skipif(not shutil.which("chromium"), reason="chromium is not installed (apt-get install chromium)")
+def test_the_pages_render_in_headless_chromium_with_their_styles_allowed(server, tmp_path):
+    """The student's page, a result page, the instructor's page and the similarity report, as a browser
+    shows them: Chromium logs every style or script the Content-Security-Policy blocks; none is."""
+    attempt = max(a["id"] for a in attempts_of(server, "1002") if a["feedback"])
+    link, teacher = server.links()["1002"], teacher_link(server)
+    pages = {"student": link, "result": f"{link}/attempt/{attempt}", "teacher": teacher}
+    pages["similarity"] = teacher + "/similarity"
+    for name, url in pages.items():
+        shot = tmp_path / f"{name}.png"
+        run = subprocess.run(
+            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
+            + ["--window-size=1300,1800", f"--screenshot={shot}", url],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        blocked = [line for line in run.stderr.splitlines() if "Content Security Policy" in line]
+        assert run.returncode == 0 and shot.stat().st_size > 10_000 and not blocked, (name, blocked, run.stderr[-500:])
+
+
+def attempts_of(server, student: str) -> list[dict]:
+    with sqlite3.connect(server.folder / "data" / "server.db") as db:
+        db.row_factory = sqlite3.Row
+        return [dict(r) for r in db.execute("SELECT * FROM attempts WHERE student=?", (student,))]
+
+
 def without_grading_time(out: Path) -> list[list[str]]:
     """The Moodle worksheet, its Last modified (grade) column (the time it was written) left out."""
     with open(out / "moodle_grading_worksheet.csv", newline="", encoding="utf-8") as f:
@@ -387,6 +434,8 @@ def test_uploads_after_the_due_date_are_refused_or_recorded_late(tmp_path):
         answer = late.attempt("1001", kept.json()["attempt"])
         assert answer["late"] and answer["status"] == "queued"  # kept for grading, marked late
         assert "после срока" in requests.get(late.links()["1001"], timeout=10).text
+        teacher = requests.get(teacher_link(late), timeout=30).text
+        assert "после срока попыток: 1 — в выгрузке не считаются" in teacher
     finally:
         late.process.terminate()
         late.process.wait(30)
@@ -413,3 +462,34 @@ def test_before_the_due_date_the_hidden_tests_can_show_points_only(tmp_path):
     finally:
         strict.process.terminate()
         strict.process.wait(30)
+
+
+def test_the_attacks_of_grade_score_the_same_through_the_server(tmp_path):
+    """Every attack of tests/attacks.py, added to the stub as in test_class.py, uploaded by a student of its
+    own and graded by `grade` from a class folder: the same score, the stub's 0, and no hidden test's source."""
+    attacks = Server(tmp_path)
+    attacks.roster.write_text("student_id,name\n" + "".join(f"{name},{name}\n" for name in ATTACKS))
+    attacks.extra = ["--jobs", "2"]
+    attacks.start()
+    try:
+        sent = {}
+        for name, source in ATTACKS.items():
+            stub = submission(NB, solved=False)
+            next(c for c in stub.cells if grade_id(c) == "count_pairs").source += "\n" + source
+            content = notebook_bytes(stub, tmp_path, name)
+            (tmp_path / "class" / name).mkdir(parents=True)
+            (tmp_path / "class" / name / f"{NB}.ipynb").write_bytes(content)
+            answer = attacks.submit(name, content)
+            assert answer.status_code == 202, (name, answer.text)
+            sent[name] = answer.json()["attempt"]
+        answers = {name: attacks.wait(name, attempt, seconds=1200) for name, attempt in sent.items()}
+    finally:
+        attacks.process.terminate()
+        attacks.process.wait(30)
+    graded = grade(tmp_path / "class", tmp_path / "graded", "--notebooks", "01", "--jobs", "2")
+    assert (tmp_path / "graded" / "results.json").exists(), graded.stdout + graded.stderr
+    by_grade = results_of(tmp_path / "graded")
+    scores = {name: (answer["result"]["score"], by_grade[name, NB]["score"]) for name, answer in answers.items()}
+    assert scores == {name: (0, 0) for name in ATTACKS}, scores
+    leaked = [name for name, answer in answers.items() if any(m in answer["report"] for m in HIDDEN_SOURCE)]
+    assert not leaked

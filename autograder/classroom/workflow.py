@@ -255,14 +255,19 @@ def late_policy(due: str | None, times: str | None, penalty: float | None) -> di
         raise ValueError(
             "--due needs --worksheet: Moodle's downloaded grading worksheet (its Last modified (submission) column)"
         )
-    late = late_students(moodle_submission_times(Path(times)), deadline)
+    return penalise(late_students(moodle_submission_times(Path(times)), deadline), deadline, penalty)
+
+
+def penalise(late: list, deadline: datetime, penalty: float | None, where: str = "the Moodle grade") -> dict:
+    """The late policy on the late submissions found (platforms.late.Late): reported; with a penalty
+    (percent per started day), {student: (days, penalty)} for the exports."""
     say(
         f"late submissions (due {deadline:%Y-%m-%d %H:%M}): "
         + (", ".join(f"{x.student} by {x.days} day(s) ({x.submitted:%Y-%m-%d %H:%M})" for x in late) or "none")
     )
     if not penalty:
         if late:
-            say("  reported only; --late-penalty PERCENT (per started day) applies a penalty to the Moodle grade")
+            say(f"  reported only; --late-penalty PERCENT (per started day) applies a penalty to {where}")
         return {}
     return {x.student: (x.days, penalty) for x in late}
 
@@ -273,8 +278,17 @@ def load_worksheet(path: str | None):
 
 
 def export_grades(
-    kinds: list[str], outcome, out: Path, column: str = "", language: str = "", late=None, worksheet=None
+    kinds: list[str],
+    outcome,
+    out: Path,
+    column: str = "",
+    language: str = "",
+    late=None,
+    worksheet=None,
+    late_in_canvas: bool = False,
 ) -> None:
-    """The exports of an outcome (for `merge` and the tests): see autograder.platforms.exports."""
-    settings = ExportSettings(language=language, worksheet=worksheet, late=late or {}, column=column)
+    """The exports of an outcome (for `merge`, the server and the tests): see autograder.platforms.exports."""
+    settings = ExportSettings(
+        language=language, worksheet=worksheet, late=late or {}, column=column, late_in_canvas=late_in_canvas
+    )
     write_exports(kinds, Job(outcome, out, settings))

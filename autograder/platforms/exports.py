@@ -26,6 +26,7 @@ class ExportSettings:
     language: str = ""  # Moodle's interface language ("" → the worksheet's, else the default, said loudly)
     worksheet: lms_files.Worksheet | None = None  # Moodle's grading worksheet as downloaded
     late: dict = field(default_factory=dict)  # student → (days, percent per day), the late policy
+    late_in_canvas: bool = False  # the penalty in Canvas's import too (the server's uploads: Canvas never saw them)
     column: str = ""  # Canvas's gradebook column, "Title (id)"
     gradebook: str = ""  # Canvas's gradebook export the column is read from
 
@@ -224,5 +225,6 @@ class CanvasExport(Export):
             path.unlink(missing_ok=True)
             job.tell(f"canvas upload NOT written: {CANVAS_COLUMN_NEEDED}")
             return
-        write_canvas_import(job.outcome.results, job.outcome.roster, job.settings.column, path)
+        late = job.settings.late if job.settings.late_in_canvas else None
+        write_canvas_import(job.outcome.results, job.outcome.roster, job.settings.column, path, late)
         job.tell(f"canvas upload: {path} (points possible: {lms_files.course_total(job.outcome.results):g})")

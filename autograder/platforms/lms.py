@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..notebook.results import BROKEN, Result, safe_text
-from .report import by_student, csv_writer, feedback_comment, points
+from .report import by_student, csv_writer, feedback_comment, late_total, points
 
 # The language strings Moodle's importer looks for (lang/en and the Russian language pack):
 # recordid, grade (core), lastmodifiedgrade, hiddenuser (the id's prefix, cut off by its length),
@@ -112,7 +112,7 @@ def student_grade(rows: list[Result], late: dict | None, student: str) -> tuple[
         comment += f". Файл не читается ({', '.join(broken)}): откройте его в Jupyter, сохраните и сдайте заново"
     if late and student in late:
         days, percent = late[student]
-        grade = max(0.0, round(grade * (1 - percent / 100 * days), 2))
+        grade = late_total(grade, days, percent)
         comment += f". Сдано с опозданием на {days} дн.: штраф {percent:g}% за день, итог {points(grade)}"
     return grade, comment
 

@@ -64,6 +64,11 @@ class csv_writer:  # noqa: N801 - used as csv.writer is
             self.writerow(row)
 
 
+def late_total(grade: float, days: int, percent: float) -> float:
+    """The late policy on a total: `percent` of it per started day late, never below 0."""
+    return max(0.0, round(grade * (1 - percent / 100 * days), 2))
+
+
 def points(x: float) -> str:
     return f"{x:g}"
 
@@ -167,9 +172,12 @@ def feedback_comment(rows: list[Result]) -> str:
     return "; ".join(parts)
 
 
-def write_canvas_import(results: list[Result], roster: dict[str, str], assignment: str, path: Path) -> Path:
+def write_canvas_import(
+    results: list[Result], roster: dict[str, str], assignment: str, path: Path, late: dict | None = None
+) -> Path:
     """Canvas's gradebook import: Student, ID (the Canvas user id), SIS User ID, SIS Login ID, Section,
-    then one column for the assignment (its points possible in the second row)."""
+    then one column for the assignment (its points possible in the second row). `late`: student →
+    (days late, penalty percent per day), applied to the total (for uploads Canvas never saw)."""
     students = by_student(results)
     maximum = max((sum(r.max_score for r in rows) for rows in students.values()), default=0)
     with open(path, "w", newline="", encoding="utf-8") as f:
@@ -177,9 +185,10 @@ def write_canvas_import(results: list[Result], roster: dict[str, str], assignmen
         writer.writerow([*CANVAS_COLUMNS, assignment])
         writer.writerow(["    Points Possible", "", "", "", "", points(maximum)])
         for student, rows in students.items():
-            writer.writerow(
-                [safe_text(roster.get(student, student)), student, "", "", "", points(sum(r.score for r in rows))]
-            )
+            grade = sum(r.score for r in rows)
+            if late and student in late:
+                grade = late_total(grade, *late[student])
+            writer.writerow([safe_text(roster.get(student, student)), student, "", "", "", points(grade)])
     return path
 
 

@@ -38,7 +38,7 @@ def serve(args, say) -> int:
     from .export import remember
 
     due = datetime.fromisoformat(args.due) if args.due else None
-    remember(data, args.notebooks, due, args.assignment)
+    remember(data, args.notebooks, due, args.assignment, args.late_penalty)
     huey = make_queue(data, args.redis)
     grading = Grading(Path(args.work).resolve() if args.work else data / "worker")
     task = register(huey, grading)
@@ -52,6 +52,9 @@ def serve(args, say) -> int:
         args.attempts_per_hour,
         args.max_mb << 20,
         args.before_due == "points",
+        args.lease,
+        remote=bool(args.redis),
+        late_penalty=args.late_penalty,
     )
     again = course.recover()
     if again:

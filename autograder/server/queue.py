@@ -9,6 +9,7 @@ Each job is graded in the class grader's worker process (autograder.classroom.po
 the watchdog), one process per consumer thread.
 """
 
+import contextlib
 import hashlib
 import os
 import threading
@@ -22,7 +23,9 @@ from ..classroom.worker import Task
 from ..notebook.results import ERROR, Result
 
 QUEUE_NAME = "bpe-course"
-RUNNING = "running:"  # huey's key-value store: a job a worker has started (its attempt's task id)
+RUNNING = "running:"  # huey's key-value store: a job a worker is grading (its attempt's task id) → its last beat
+HEARTBEAT = 2.0  # seconds between a grading worker's beats: "still on it"
+LEASE = 60.0  # the server's default: a job whose worker has not beaten for this long is queued again
 
 
 def make_queue(data: Path | None = None, redis_url: str = ""):
@@ -82,12 +85,33 @@ def register(huey, grading: Grading):
 
     @huey.task(name="grade_notebook")
     def grade_notebook(attempt: str, student: str, name: str, notebook: str, content: bytes, max_score: float):
-        huey.put(RUNNING + attempt, time.time())
-        answer = grading.grade(student, name, notebook, content, max_score)
+        with heartbeat(huey, RUNNING + attempt):
+            answer = grading.grade(student, name, notebook, content, max_score)
         grading.log(attempt)
         return answer
 
     return grade_notebook
+
+
+@contextlib.contextmanager
+def heartbeat(huey, key: str):
+    """While the block runs, `key` holds the time of the last beat (every HEARTBEAT seconds): the server
+    tells a worker still grading (on this host or another) from one that died with its job."""
+    stop = threading.Event()
+
+    def beat():
+        while True:
+            huey.put(key, time.time())
+            if stop.wait(HEARTBEAT):
+                return
+
+    beating = threading.Thread(target=beat, name="heartbeat", daemon=True)
+    beating.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beating.join()
 
 
 # an idle consumer looks at the queue at least every second (huey's default backs off to 10 s, which a

@@ -182,6 +182,13 @@ class Store:
         )
         return cur.rowcount
 
+    def retask(self, old: str, new: str) -> None:
+        """The attempts waiting on job `old` now wait on job `new` (the same file queued again)."""
+        self.db.execute(
+            "UPDATE attempts SET task=?, status=? WHERE task=? AND status IN (?, ?)",
+            (new, QUEUED, old, QUEUED, RUNNING),
+        )
+
     def mark_running(self, task: str) -> None:
         self.db.execute("UPDATE attempts SET status=? WHERE task=? AND status=?", (RUNNING, task, QUEUED))
 

@@ -13,10 +13,12 @@ import hashlib
 import html
 import json
 import re
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
 
+import tornado.ioloop
 import tornado.web
 from tornado import httputil
 
@@ -26,11 +28,12 @@ from ..notebook.feedback import STYLE, render_test, student_label
 from ..notebook.results import TestResult, result_from_dict
 from ..platforms.report import test_report
 from . import store as records
-from .queue import RUNNING
+from .queue import HEARTBEAT, LEASE, RUNNING
 
 CSP = "default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 STATUS_RU = {"queued": "в очереди", "running": "проверяется", "graded": "проверено", "error": "ошибка проверки"}
 HOUR = 3600
+SIMILAR_LISTED = 20  # pairs per notebook listed on the instructor's page (all: the full report, similarity.csv)
 HIDDEN_NOTE = "Скрытый тест: до срока сдачи видны только баллы; сообщение появится после срока."
 
 
@@ -38,7 +41,19 @@ class Course:
     """What the server serves: the assignment, the records, the queue."""
 
     def __init__(
-        self, store, huey, task, notebooks, due=None, refuse_late=False, per_hour=10, max_bytes=20 << 20, points=False
+        self,
+        store,
+        huey,
+        task,
+        notebooks,
+        due=None,
+        refuse_late=False,
+        per_hour=10,
+        max_bytes=20 << 20,
+        points=False,
+        lease=LEASE,
+        remote=False,
+        late_penalty=None,
     ):
         from ..classroom.settings import grading_settings, settings_digest
         from ..course.course import CourseNotebook, load_config
@@ -50,9 +65,26 @@ class Course:
         self.uploads = store.data / "uploads"
         self.uploads.mkdir(exist_ok=True)
         self.points_only = points  # before the due date the hidden tests show their points, not their messages
+        self.lease = max(lease, 3 * HEARTBEAT)  # a job whose worker has not beaten for this long is lost
+        self.remote = remote  # workers may run on other hosts (Redis): they outlive a restart of the server
+        self.late_penalty = late_penalty  # the exports' late policy (serve --late-penalty), said on the page
         self.hidden = {
             n: {tid for tid, t in nb.tests.items() if HIDDEN.search(t.source)} for n, nb in self.notebooks.items()
         }
+        self.similarity_lock = threading.Lock()
+        self.similarity_of: tuple = (None, [])  # (the files compared, their pairs): made again when they change
+
+    def similarity(self, files: dict, names: dict) -> list[dict]:
+        """The similarity report's pairs for the attempts that count (in a thread: copydetect takes a while
+        for a large class; the report is remade only when an attempt that counts changed)."""
+        from .export import similarity_report
+
+        key = [sorted((s, n, str(p)) for s, by_notebook in files.items() for n, p in by_notebook.items())]
+        key.append(sorted((s, names.get(s, "")) for s in files))
+        with self.similarity_lock:
+            if self.similarity_of[0] != key:
+                self.similarity_of = (key, similarity_report(self.store.data, files, names, list(self.notebooks)))
+            return self.similarity_of[1]
 
     def hides(self) -> bool:
         return self.points_only and (self.due is None or datetime.now() <= self.due)
@@ -110,36 +142,58 @@ class Course:
             self.enqueue(attempt, student, notebook, content)
         return attempt
 
-    def enqueue(self, attempt: int, student: str, notebook: str, content: bytes) -> None:
+    def enqueue(self, attempt: int, student: str, notebook: str, content: bytes) -> str:
+        """Queue the file for `attempt` as a new job; its id."""
         name = self.store.students().get(student, "")
         job = f"{attempt}-{time.time_ns()}"
         self.store.set_task(attempt, job)
         max_score = self.notebooks[notebook].max_score
         self.huey.enqueue(self.task.s(job, student, name, notebook, content, max_score, id=job))
+        return job
+
+    def requeue(self, attempt: int, student: str, notebook: str, sha: str, job: str) -> None:
+        """The file of a lost job queued again, under a new id, for every attempt waiting on it."""
+        if job:
+            self.huey.get(RUNNING + job)  # its worker's last beat
+        new = self.enqueue(attempt, student, notebook, (self.uploads / f"{sha}.ipynb").read_bytes())
+        if job:
+            self.store.retask(job, new)
 
     def collect(self) -> None:
-        """Record every finished job (called every half second, and once at start)."""
-        for _, _, _, _, job in {row[4]: row for row in self.store.unfinished()}.values():
+        """Record every finished job; a job whose worker stopped beating for the lease is queued again
+        (called every half second, and once at start)."""
+        now = time.time()
+        for attempt, student, notebook, sha, job in {row[4]: row for row in self.store.unfinished()}.values():
+            if not job:
+                continue
             answer = self.huey.result(job, preserve=True)
+            beat = self.huey.get(RUNNING + job, peek=True) if answer is None else None
             if answer is not None:
                 self.store.record(job, answer)
                 self.huey.result(job)  # now kept in server.db: drop it from the queue's store
                 self.huey.get(RUNNING + job)
-            elif self.huey.get(RUNNING + job, peek=True) is not None:
+            elif beat is not None and now - beat > self.lease:
+                self.requeue(attempt, student, notebook, sha, job)  # its worker died (another host, or killed)
+            elif beat is not None:
                 self.store.mark_running(job)
 
     def recover(self) -> int:
-        """After a stop at any moment: a job neither answered nor waiting in the queue is queued again
-        (it was taken by a worker that died with the server). How many were queued again."""
+        """After a stop at any moment: a job neither answered nor waiting in the queue is queued again —
+        unless, with workers on other hosts, one is still beating on it (it outlived the server; if it
+        stops, the lease requeues it). How many were queued again."""
         self.collect()
         waiting = {t.id for t in self.huey.pending()}
         again = 0
-        for attempt, student, notebook, sha, job in self.store.unfinished():
+        jobs = {}
+        for row in self.store.unfinished():
+            jobs.setdefault(row[4] or f"unqueued-{row[0]}", row)  # an attempt killed before it was queued: alone
+        for attempt, student, notebook, sha, job in jobs.values():
             if job and job in waiting:
                 continue
-            if job:
-                self.huey.get(RUNNING + job)  # its worker's mark, if it had started
-            self.enqueue(attempt, student, notebook, (self.uploads / f"{sha}.ipynb").read_bytes())
+            beat = self.huey.get(RUNNING + job, peek=True) if job else None
+            if self.remote and beat is not None and time.time() - beat <= self.lease:
+                continue
+            self.requeue(attempt, student, notebook, sha, job)
             again += 1
         return again
 
@@ -170,8 +224,20 @@ class Base(tornado.web.RequestHandler):
     def write_error(self, status_code, **kwargs):
         if getattr(self, "retry_after", 0):
             self.set_header("Retry-After", str(self.retry_after))
-        reason = getattr(kwargs.get("exc_info", (None, None))[1], "log_message", None) or self._reason
-        self.finish(page("Ошибка", f"<p>{html.escape(str(status_code))}: {html.escape(str(reason))}</p>"))
+        reason = error_text(kwargs) or self._reason
+        back = ""
+        own = re.fullmatch(r"/s/([A-Za-z0-9_-]{1,100})(/.*)?", self.request.path)
+        if own and status_code != 403:  # a refused upload from the form: back to the student's page
+            back = f'<p><a href="/s/{html.escape(own.group(1))}">← к странице проверки</a></p>'
+        body = f"<h1>Не получилось</h1><p>{html.escape(str(status_code))}: {html.escape(str(reason))}</p>{back}"
+        self.finish(page("Ошибка", body))
+
+
+def error_text(kwargs) -> str:
+    """The message of the HTTPError being answered, as written (Tornado keeps it doubled-% for its log)."""
+    error = kwargs.get("exc_info", (None, None))[1]
+    message = getattr(error, "log_message", None)
+    return message % error.args if message else ""
 
 
 def page(title: str, body: str) -> str:
@@ -272,7 +338,7 @@ class ApiSubmit(Upload):
     def write_error(self, status_code, **kwargs):
         if getattr(self, "retry_after", 0):
             self.set_header("Retry-After", str(self.retry_after))
-        reason = getattr(kwargs.get("exc_info", (None, None))[1], "log_message", None) or self._reason
+        reason = error_text(kwargs) or self._reason
         self.finish({"error": str(reason), "status": status_code})
 
 
@@ -307,8 +373,7 @@ class ResultPage(Base):
             return
         feedback = self.course.shown_page(result_of(attempt), attempt["feedback"])
         styles = re.findall(r"<style>(.*?)</style>", feedback, re.S)
-        hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in styles)
-        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {hashes}"))
+        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
         back = f'<p><a href="/s/{html.escape(token)}">← к списку попыток</a></p>'
         self.finish(feedback.replace("<body>", "<body>" + back, 1))
 
@@ -361,12 +426,44 @@ class TeacherBase(Base):
         max_scores = {n: nb.max_score for n, nb in self.course.notebooks.items()}
         return class_results(self.course.store, list(self.course.notebooks), self.course.due, max_scores)
 
+    async def similar(self) -> list[dict] | None:
+        """The pairs of the similarity report, made up to date (None: it could not be made)."""
+        from .export import counted_files
+
+        files = counted_files(self.course.store, list(self.course.notebooks), self.course.due)
+        names = self.course.store.students()
+        try:
+            return await tornado.ioloop.IOLoop.current().run_in_executor(None, self.course.similarity, files, names)
+        except RuntimeError:
+            return None
+
 
 class TeacherPage(TeacherBase):
-    def get(self, token):
+    async def get(self, token):
         self.teacher(token)
         last, best, _ = self.results()
-        self.finish(teacher_page(self.course, token, last, best))
+        pairs = await self.similar()
+        self.finish(teacher_page(self.course, token, last, best, pairs))
+
+
+class TeacherSimilarity(TeacherBase):
+    """The similarity report as `grade` writes it (similarity.html), side by side, for the attempts that count."""
+
+    async def get(self, token):
+        from .export import REPORT
+
+        self.teacher(token)
+        if await self.similar() is None:
+            raise tornado.web.HTTPError(500, "Отчёт о сходстве не получился: причина — в журнале сервера.")
+        report = (self.course.store.data / REPORT / "similarity.html").read_text(encoding="utf-8")
+        styles = re.findall(r"<style>(.*?)</style>", report, re.S)
+        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
+        self.finish(report)
+
+
+def style_hashes(styles: list[str]) -> str:
+    """The CSP sources that allow exactly these inline <style> blocks (a page we made, with no scripts)."""
+    return " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in styles)
 
 
 class TeacherExport(TeacherBase):
@@ -396,7 +493,8 @@ class TeacherExport(TeacherBase):
         self.finish(content)
 
 
-def teacher_page(course: Course, token: str, last: list, best: list) -> str:
+def teacher_page(course: Course, token: str, last: list, best: list, pairs: list[dict] | None = None) -> str:
+    from ..classroom.similarity import THRESHOLD
     from ..platforms.analysis import item_rows
 
     esc = lambda value: html.escape(str(value))
@@ -410,11 +508,21 @@ def teacher_page(course: Course, token: str, last: list, best: list) -> str:
         tries[a["student"], a["notebook"]] = tries.get((a["student"], a["notebook"]), 0) + 1
     best_of = {(r.student, r.notebook): r for r in best}
     due = f"{course.due:%Y-%m-%d %H:%M}" if course.due else "не задан"
+    late = sum(bool(course.due) and datetime.fromtimestamp(a["uploaded"]) > course.due for a in attempts)
+    if late:
+        penalty = course.late_penalty
+        rule = (
+            f"в выгрузке считаются со штрафом {penalty:g}% за начатый день, если так баллов больше"
+            if penalty is not None
+            else "в выгрузке не считаются (export --late-penalty)"
+        )
+        due += f"; после срока попыток: {late} — {rule}"
     parts = [
         "<h1>Задание: ход работы класса</h1>",
         f"<p class=meta>Студентов: {len(names)}. Срок: {esc(due)}. "
         "Попытки: " + ", ".join(f"{esc(STATUS_RU.get(k, k))} {v}" for k, v in sorted(counts.items())) + ". "
-        "Считается последняя проверенная попытка до срока; рядом — лучшая.</p>",
+        "Считается последняя проверенная попытка до срока; рядом — лучшая; в столбцах тестов — баллы "
+        "последней · лучшей.</p>",
         f'<p><a href="/teacher/{esc(token)}/export/moodle">Скачать журнал Moodle (CSV)</a> · '
         f'<a href="/teacher/{esc(token)}/export/feedback">отзывы для Moodle (zip)</a> · '
         f'<a href="/teacher/{esc(token)}/export/canvas">журнал Canvas (CSV)</a></p>',
@@ -462,6 +570,31 @@ def teacher_page(course: Course, token: str, last: list, best: list) -> str:
         for r in rows
     ]
     parts.append("</table>")
+    parts.append(
+        "<h2>Сходство решений (попытки, которые считаются)</h2><p class=note>Сравнивается только код студентов, "
+        "без кода, данного курсом, как в отчёте <code>grade</code>. Это список, который стоит просмотреть, "
+        "а не доказательство списывания и не штраф.</p>"
+    )
+    title = {n: nb.title for n, nb in course.notebooks.items()}
+    label = lambda s: esc(student_label(s, names.get(s, "")))
+    if pairs is None:
+        parts.append("<p class=note>Отчёт о сходстве не получился: причина — в журнале сервера.</p>")
+    else:
+        above = [p for p in pairs if float(p["score"]) >= THRESHOLD]
+        listed = [p for n in course.notebooks for p in [q for q in above if q["notebook"] == n][:SIMILAR_LISTED]]
+        if listed:
+            parts.append("<table><tr><th>Блокнот</th><th>Студент</th><th>Студент</th><th>Сходство</th></tr>")
+            parts += [
+                f"<tr><td>{esc(title.get(p['notebook'], p['notebook']))}</td><td>{label(p['student_a'])}</td>"
+                f"<td>{label(p['student_b'])}</td><td>{float(p['score']):.2f}</td></tr>"
+                for p in listed
+            ]
+            parts.append("</table>")
+        more = f" (здесь — самые похожие {SIMILAR_LISTED} на блокнот)" if len(listed) < len(above) else ""
+        parts.append(
+            f"<p>Пар от {THRESHOLD:.2f}: {len(above)}{more}, ниже порога: {len(pairs) - len(above)}. "
+            f'<a href="/teacher/{esc(token)}/similarity">Код пар рядом, общие места отмечены</a>.</p>'
+        )
     return page("Ход работы класса", "".join(parts))
 
 
@@ -473,6 +606,7 @@ def application(course: Course) -> tornado.web.Application:
             (r"/s/([A-Za-z0-9_-]{1,100})/attempt/([0-9]{1,12})", ResultPage),
             (r"/teacher/([A-Za-z0-9_-]{1,100})", TeacherPage),
             (r"/teacher/([A-Za-z0-9_-]{1,100})/export/(moodle|canvas|feedback)", TeacherExport),
+            (r"/teacher/([A-Za-z0-9_-]{1,100})/similarity", TeacherSimilarity),
             (r"/api/submit", ApiSubmit),
             (r"/api/attempt/([0-9]{1,12})", ApiAttempt),
         ],

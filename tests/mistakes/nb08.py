@@ -1,6 +1,6 @@
 """Mistakes and alternative solutions for notebook 08_shipping_tokenizer."""
 
-from . import Alternative, Mistake
+from . import Alternative, Mistake, edited
 
 NB08 = "08_shipping_tokenizer"
 
@@ -774,7 +774,7 @@ def load_tiktoken(text):
             ranks[base64.b64decode(token)] = int(rank)
     return ranks""",
         "test_load_tiktoken_hidden",
-        "line.split()",
+        "по пробельным символам",
     ),
     Mistake(
         "nb08_load_drops_last_line",
@@ -1127,10 +1127,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         "test_quiz_4",
         "спецтокенов в файле нет",
     ),
-]
-
-ALTERNATIVES = [
-    Alternative(
+    Mistake(
         "nb08_train_split_loop",
         NB08,
         "train",
@@ -1144,7 +1141,68 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
         for chunk in pretokenize(part, pattern):
             counts[chunk] = counts.get(chunk, 0) + 1
     return train_from_counts(counts, vocab_size)""",
+        "test_train_hidden",  # the longer special wins even where it starts to the right
+        "начинается левее",
     ),
+    Mistake(
+        "nb08_train_strips_parts",
+        NB08,
+        "train",
+        edited(
+            NB08, "train", ("pretokenize(part, pattern)", "pretokenize(part.strip(), pattern)")
+        ),  # ' b' loses its space
+        "test_train_hidden",
+        "не обрезайте части",
+    ),
+    Mistake(
+        "nb08_encode_cache_per_part",
+        NB08,
+        "encode",
+        edited(
+            NB08,
+            "encode",
+            (
+                "            for chunk in pretokenize(part, pattern):\n"
+                "                ids.extend(encode_chunk(chunk, merges, cache))",
+                "            ids.extend(encode_chunked(part, merges, pattern))     # a new cache for every part",
+            ),
+        ),
+        "test_encode_hidden",
+        "кэш encode_chunk должен быть один на весь вызов",
+    ),
+    Mistake(
+        "nb08_encode_new_cache_in_the_loop",
+        NB08,
+        "encode",
+        edited(
+            NB08,
+            "encode",
+            (
+                "            for chunk in pretokenize(part, pattern):",
+                "            cache = {}\n            for chunk in pretokenize(part, pattern):",
+            ),
+        ),
+        "test_encode_hidden",
+        "кэш encode_chunk должен быть один на весь вызов",
+    ),
+    Mistake(
+        "nb08_encode_allowed_not_intersected",
+        NB08,
+        "encode",
+        edited(
+            NB08,
+            "encode",
+            (
+                "longest_first = sorted((token for token in special_tokens if token in allowed), key=len, reverse=True)",
+                "longest_first = sorted(allowed, key=len, reverse=True)      # '<|foo|>' is no special token",
+            ),
+        ),
+        "test_encode_hidden",
+        "не спецтокен",
+    ),
+]
+
+ALTERNATIVES = [
     Alternative(
         "nb08_train_counter",
         NB08,
@@ -1177,16 +1235,21 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         text.encode("utf-8")
     except UnicodeEncodeError:                                # the same fix-up as tiktoken, only when needed
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    cache = {}                                                # one for the whole call
+
+    def encode_part(part):
+        return [i for chunk in pretokenize(part, pattern) for i in encode_chunk(chunk, merges, cache)]
+
     ids, start, i = [], 0, 0
     while i < len(text):
         found = max((t for t in allowed if t in special_tokens and text.startswith(t, i)), key=len, default=None)
         if found is None:
             i += 1
             continue
-        ids += encode_chunked(text[start:i], merges, pattern)
+        ids += encode_part(text[start:i])
         ids.append(special_tokens[found])
         i = start = i + len(found)
-    return ids + encode_chunked(text[start:], merges, pattern)""",
+    return ids + encode_part(text[start:])""",
     ),
     Alternative(
         "nb08_encode_reverse_lexicographic",
@@ -1202,18 +1265,19 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         if found:
             raise ValueError(f"Encountered text corresponding to disallowed special token {found.group()!r}")
     text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    ids = []
+    ids, cache = [], {}
     wanted = [t for t in special_tokens if t in allowed]       # a disallowed one is text here
+    pieces = [text]
     if wanted:
         # two specials matching at one place are prefix and extension: reverse order puts the longer first
-        shape = "|".join(map(regex.escape, sorted(wanted, reverse=True)))
-        start = 0
-        for match in regex.finditer(shape, text):
-            ids.extend(encode_chunked(text[start:match.start()], merges, pattern))
-            ids.append(special_tokens[match.group()])
-            start = match.end()
-        text = text[start:]
-    return ids + encode_chunked(text, merges, pattern)""",
+        pieces = regex.split("(" + "|".join(map(regex.escape, sorted(wanted, reverse=True))) + ")", text)
+    for piece in pieces:
+        if piece in wanted:
+            ids.append(special_tokens[piece])
+        else:
+            for chunk in pretokenize(piece, pattern):
+                ids.extend(encode_chunk(chunk, merges, cache))
+    return ids""",
     ),
     Alternative(
         "nb08_stream_buffer_of_chunks",
@@ -1377,6 +1441,7 @@ def load_tiktoken(text):
         NB08,
         "encode",
         """
+import functools
 def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
     specials = dict(special_tokens or {})
     allowed = list(specials) if allowed_special == "all" else list(allowed_special)   # any collection works
@@ -1385,13 +1450,18 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             raise ValueError(f"спецтокен {token!r} не разрешён")
     text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     usable = sorted((t for t in allowed if t in specials), key=len, reverse=True)
+    chunk_ids = functools.lru_cache(maxsize=None)(lambda chunk: tuple(encode_chunk(chunk, merges)))   # this call's
+
+    def encode_part(part):
+        return [i for chunk in pretokenize(part, pattern) for i in chunk_ids(chunk)]
+
     if not usable:
-        return encode_chunked(text, merges, pattern)
+        return encode_part(text)
     ids, start = [], 0
     for match in regex.finditer("|".join(map(regex.escape, usable)), text):
-        ids += encode_chunked(text[start:match.start()], merges, pattern) + [specials[match.group()]]
+        ids += encode_part(text[start:match.start()]) + [specials[match.group()]]
         start = match.end()
-    return ids + encode_chunked(text[start:], merges, pattern)""",
+    return ids + encode_part(text[start:])""",
     ),
     Alternative(
         "nb08_quiz_computed",
