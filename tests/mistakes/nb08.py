@@ -769,7 +769,7 @@ def load_tiktoken(text):
             ranks[base64.b64decode(token)] = int(rank)
     return ranks""",
         "test_load_tiktoken_hidden",
-        "line.split()",
+        "по пробельным символам",
     ),
     Mistake(
         "nb08_load_drops_last_line",
