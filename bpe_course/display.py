@@ -1,4 +1,5 @@
-"""Pictures of tokenization: coloured token boundaries and a slider over the number of merges.
+"""Pictures of tokenization: coloured token boundaries, a slider over the number of merges, and
+step-by-step pictures of training and encoding (training_steps, encoding_steps).
 
 Everything here degrades to plain text: in a terminal, in nbconvert, and while grading
 (the grader sets BPE_COURSE_STATIC=1), where no widget frontend exists.
@@ -100,14 +101,17 @@ def slider(render, maximum, description="Слияний", static_values=None):
 # --- Step-by-step pictures of BPE ------------------------------------------------------------
 #
 # Like tiktoken's `_educational.py` `visualise`, but for both halves of BPE and readable in a
-# notebook: training shows the corpus after every merge with the new token marked and the pair's
-# frequency; encoding shows, at every step, every learned pair present in the text (the
-# candidates, with their ids), the winner (the pair learned first) and where it is merged. In
-# Jupyter the picture is HTML; everywhere else (a terminal, a text output) it is plain text with
-# the new token in ⟦ ⟧ brackets.
+# notebook: training shows the corpus after every merge with the new token marked, the pair's
+# frequency and the most frequent pairs next to it; encoding shows, at every step, every learned
+# pair present in the text (the candidates, with their ids), the pair that was merged and where.
+# In Jupyter the picture is HTML; everywhere else it is plain text with the new token in ⟦ ⟧.
+#
+# The pictures only draw: the states of the corpus or the text come from the notebook, computed
+# with the student's own functions, so this module holds no BPE of its own (it ships with the
+# student edition, and it must not be a solution to copy).
 
-NEW_COLOUR = "#ffb703"  # the token just made / the winning pair
-CANDIDATE_COLOUR = "#8ecae6"  # a learned pair that lost to the winner
+NEW_COLOUR = "#ffb703"  # the token just made / the pair merged at this step
+CANDIDATE_COLOUR = "#8ecae6"  # a learned pair that was not merged at this step
 PLAIN_COLOUR = "#eeeeee"
 
 
@@ -126,31 +130,6 @@ def _labeller(vocab):
     if callable(vocab):
         return lambda token: _step_label(vocab(token))
     return lambda token: _step_label(vocab[token])
-
-
-def _merged(symbols, pair, new):
-    """symbols with every occurrence of pair replaced by new: left to right, without overlaps."""
-    out, i = [], 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] == pair[0] and symbols[i + 1] == pair[1]:
-            out.append(new)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return out
-
-
-def _occurrences(symbols, pair):
-    """Start positions of pair in symbols as merging takes them: left to right, without overlaps."""
-    starts, i = [], 0
-    while i + 1 < len(symbols):
-        if symbols[i] == pair[0] and symbols[i + 1] == pair[1]:
-            starts.append(i)
-            i += 2
-        else:
-            i += 1
-    return starts
 
 
 class StepPicture:
@@ -242,113 +221,116 @@ def tokens_word(n):
     return count(n, "токен", "токена", "токенов")
 
 
-def _as_words(corpus):
-    """[(symbols, weight)]: a {word: frequency} corpus (a str word is split into characters), or one
-    sequence (a str, bytes or list of tokens) with no weight."""
-    if isinstance(corpus, dict):
-        return [(list(word), freq) for word, freq in corpus.items()]
-    if isinstance(corpus, (bytes, bytearray)):
-        return [(list(corpus), None)]
-    return [(list(corpus), None)]
+def _as_words(state):
+    """[(tokens, weight)]: a {word: frequency} corpus (a str word is its characters), or one sequence."""
+    if isinstance(state, dict):
+        return [(list(word), freq) for word, freq in state.items()]
+    return [(list(state), None)]
 
 
-def training_steps(corpus, merges, vocab=None, title="Обучение по шагам", max_steps=None, top_pairs=4):
-    """Each merge of a training run shown on the corpus, the new token coloured.
+def _size(words):
+    return sum(len(tokens) * (weight or 1) for tokens, weight in words)
 
-    corpus: a {word: frequency} dict (words as str or tuples of symbols, as in notebook 01) or one
-    sequence of tokens (a list of byte ids, as in notebook 02). merges: {(a, b): new token} in the
-    order of training (an ordered dict, or a list of such pairs). vocab: how to show a token — a
-    {token: str | bytes} mapping or a callable; without it, tokens are shown as themselves.
-    The frequencies are counted here, on the corpus as it is before each merge: the merged pair's,
-    and the top_pairs most frequent pairs next to it (ties in the order the pairs first occur).
+
+def training_steps(states, merges, vocab=None, counts=None, title="Обучение по шагам", top_pairs=4):
+    """A training run drawn step by step: the corpus after each merge, the new token coloured.
+
+    states: the corpus before training and after each merge — states[k] after k merges — as
+    {word: frequency} dicts (notebook 01) or token lists (notebook 02), computed with your own
+    functions. merges: the merges in order, {(a, b): new token} or a list of such items; merge k
+    turned states[k - 1] into states[k]. vocab: how to show a token ({token: str | bytes} or a
+    callable). counts: optionally the pair counts of each state before a merge (counts[k] for
+    states[k]), from your own counting function; the picture shows the top_pairs most frequent
+    (ties in the order given). The caption's frequency is how many tokens the merge saved: each
+    merged occurrence turns two tokens into one.
     """
     show = _labeller(vocab)
     items = list(merges.items() if isinstance(merges, dict) else merges)
-    words = _as_words(corpus)
-    shown = items if max_steps is None else items[:max_steps]
-
-    def picture(marked_new=None):
-        return [([(show(t), "new" if t == marked_new else "") for t in symbols], w) for symbols, w in words]
-
-    total = sum(len(symbols) * (w or 1) for symbols, w in words)
-    frames = [{"caption": f"до обучения: {tokens_word(total)}", "words": picture(), "chips": []}]
-    for step, (pair, new) in enumerate(shown, start=1):
-        counts = {}
-        for symbols, w in words:
-            for p in zip(symbols, symbols[1:]):
-                counts[p] = counts.get(p, 0) + (w or 1)
-        freq = sum(len(_occurrences(symbols, pair)) * (w or 1) for symbols, w in words)
-        top = sorted(counts, key=counts.get, reverse=True)[:top_pairs]  # sorted() is stable: ties stay in order
-        if pair not in top:
-            top.append(pair)
-        chips = [(f"{show(a)}·{show(b)} {counts.get((a, b), 0)}", "new" if (a, b) == pair else "cand") for a, b in top]
-        words = [(_merged(symbols, pair, new), w) for symbols, w in words]
-        total = sum(len(symbols) * (w or 1) for symbols, w in words)
+    if len(states) != len(items) + 1:
+        raise ValueError(
+            f"states: нужно состояние до обучения и после каждого из {len(items)} слияний, а их {len(states)}"
+        )
+    words = [_as_words(state) for state in states]
+    frames = [
+        {
+            "caption": f"до обучения: {tokens_word(_size(words[0]))}",
+            "words": [([(show(t), "") for t in tokens], w) for tokens, w in words[0]],
+            "chips": [],
+        }
+    ]
+    for step, (pair, new) in enumerate(items, start=1):
+        before, after = words[step - 1], words[step]
+        saved = _size(before) - _size(after)
+        chips = []
+        if counts is not None:
+            ranked = sorted(counts[step - 1].items(), key=lambda kv: kv[1], reverse=True)[:top_pairs]
+            if pair not in dict(ranked):
+                ranked.append((pair, counts[step - 1].get(pair, 0)))
+            chips = [(f"{show(a)}·{show(b)} {n}", "new" if (a, b) == pair else "cand") for (a, b), n in ranked]
         frames.append(
             {
                 "caption": f"шаг {step}: {show(pair[0])} + {show(pair[1])} → {show(new)}, "
-                f"пара встречалась {count(freq, 'раз', 'раза', 'раз')}; теперь {tokens_word(total)}",
-                "words": picture(new),
+                f"пара встречалась {count(saved, 'раз', 'раза', 'раз')}; теперь {tokens_word(_size(after))}",
+                "words": [([(show(t), "new" if t == new else "") for t in tokens], w) for tokens, w in after],
                 "chips": chips,
                 "chips_title": "самые частые пары перед шагом",
             }
         )
-    note = f"… и ещё шагов: {len(items) - len(shown)}" if len(shown) < len(items) else ""
     legend = ("токен, склеенный на этом шаге, и его пара", "другие частые пары (число — их частота)")
-    return StepPicture(title, frames, [symbols for symbols, _ in words], note, legend)
+    return StepPicture(title, frames, states[-1], legend=legend)
 
 
-def encoding_steps(tokens, merges, vocab=None, title="Кодирование по шагам"):
-    """Encoding by merge order, step by step: at each step every learned pair present in the
-    sequence (the candidates), the winner — the pair learned first — and where it is merged.
+def encoding_steps(states, fired, merges, vocab=None, title="Кодирование по шагам"):
+    """An encoding drawn step by step: at each step every learned pair present in the sequence
+    (the candidates, with their ids), the pair merged at that step and where.
 
-    tokens: the starting sequence (a list of byte ids, or a str / list of symbols). merges:
-    {(a, b): new token}; the rank of a rule is its new id when the ids are integers (as in
-    notebooks 02–03), else its place in the table. Returns the picture; its `.result` is the
-    encoded sequence, to compare with your own encode.
+    states: the sequence before each step and at the end (states[k] before step k + 1), computed
+    with your own functions; fired: the new id merged at each step, in order. merges: the table
+    {(a, b): new id}. A step whose merged pair is not the candidate with the smallest id is
+    flagged in its caption: encoding by merge order never does that.
     """
     show = _labeller(vocab)
-    items = list(merges.items() if isinstance(merges, dict) else merges)
-    numeric = all(isinstance(new, int) for _, new in items)
-    rank = {pair: (new if numeric else k) for k, (pair, new) in enumerate(items)}
-    new_of = dict(items)
-    symbols = list(tokens)
+    pair_of = {new: pair for pair, new in merges.items()}
+    if len(states) != len(fired) + 1:
+        raise ValueError(f"states: нужно состояние перед каждым из {len(fired)} шагов и в конце, а их {len(states)}")
     frames = []
-    step = 0
-    while len(symbols) >= 2:
-        present = list(dict.fromkeys(p for p in zip(symbols, symbols[1:]) if p in rank))
-        if not present:
-            break
-        step += 1
-        winner = min(present, key=rank.get)
+    for step, (symbols, after, new) in enumerate(zip(states, states[1:], fired), start=1):
+        neighbours = list(zip(symbols, symbols[1:]))
+        present = sorted({merges[p] for p in neighbours if p in merges})
         marks = [""] * len(symbols)
-        for pair in present:
-            for i in _occurrences(symbols, pair):
-                marks[i] = marks[i] or "cand"
-                marks[i + 1] = marks[i + 1] or "cand"
-        for i in _occurrences(symbols, winner):
-            marks[i], marks[i + 1] = "new-start", "new-end"
-
-        def chip(pair):
-            return f"{show(pair[0])}·{show(pair[1])} ({'id ' if numeric else '№'}{rank[pair]})"
-
-        ordered = sorted(present, key=rank.get)
+        for i, p in enumerate(neighbours):
+            if p in merges:
+                marks[i] = marks[i + 1] = "cand"
+        # where the pair was merged: read it off the state after the step, token by token
+        at = 0
+        for token in after:
+            if token == new and tuple(symbols[at : at + 2]) == pair_of[new]:
+                marks[at], marks[at + 1] = "new-start", "new-end"
+                at += 2
+            else:
+                at += 1
+        a, b = pair_of[new]
+        verdict = "у неё наименьший id" if present and new == present[0] else "НЕ наименьший id среди кандидатов!"
         frames.append(
             {
-                "caption": f"шаг {step}: пар из таблицы в тексте: {len(present)}; побеждает "
-                f"{chip(winner)} — выучена раньше всех → {show(new_of[winner])}",
+                "caption": f"шаг {step}: пар из таблицы в тексте: {len(present)}; сливается "
+                f"{show(a)}·{show(b)} (id {new}) — {verdict} → {show(new)}",
                 "words": [([(show(t), m) for t, m in zip(symbols, marks)], None)],
-                "chips": [(chip(p), "new" if p == winner else "cand") for p in ordered],
+                "chips": [
+                    (f"{show(pair_of[i][0])}·{show(pair_of[i][1])} (id {i})", "new" if i == new else "cand")
+                    for i in present
+                ],
                 "chips_title": "кандидаты",
             }
         )
-        symbols = _merged(symbols, winner, new_of[winner])
+    left = [p for p in zip(states[-1], states[-1][1:]) if p in merges]
     frames.append(
         {
-            "caption": f"итог: {tokens_word(len(symbols))}, выученных пар в тексте не осталось",
-            "words": [([(show(t), "") for t in symbols], None)],
+            "caption": f"итог: {tokens_word(len(states[-1]))}, "
+            + ("выученных пар в тексте не осталось" if not left else f"выученных пар в тексте ещё {len(left)}!"),
+            "words": [([(show(t), "") for t in states[-1]], None)],
             "chips": [],
         }
     )
-    legend = ("пара-победитель и места, где она сливается", "другие пары из таблицы, которые есть в тексте")
-    return StepPicture(title, frames, symbols, legend=legend)
+    legend = ("пара, слитая на этом шаге, и места, где она слилась", "другие пары из таблицы, которые есть в тексте")
+    return StepPicture(title, frames, states[-1], legend=legend)

@@ -6,6 +6,7 @@ import csv
 import html
 import json
 import re
+import shutil
 import signal
 import socket
 import sqlite3
@@ -187,6 +188,8 @@ def test_the_form_needs_its_csrf_field(server):
 def test_50_mb_is_too_large_and_an_odd_name_is_refused_with_the_reason(server):
     big = server.submit("1003", b"{" + b" " * (50 << 20) + b"}")
     assert big.status_code == 413
+    form = requests.post(server.links()["1003"], files={"file": ("01.ipynb", b" " * (21 << 20))}, timeout=60)
+    assert form.status_code == 413 and "к странице проверки" in form.text  # the browser's way back
     odd = server.submit("1003", b"{}", name="../../etc/passwd")
     assert odd.status_code == 400 and "не из этого задания" in odd.json()["error"]
     assert "«%s%(x)d»" in server.submit("1003", b"{}", name="%s%(x)d").json()["error"]  # said as given
@@ -339,6 +342,33 @@ def test_the_instructors_page_has_the_similarity_report_of_the_attempts_that_cou
     assert requests.get(f"{server.url}/teacher/{student}/similarity", timeout=10).status_code == 403
 
 
+@pytest.mark.skipif(not shutil.which("chromium"), reason="chromium is not installed (apt-get install chromium)")
+def test_the_pages_render_in_headless_chromium_with_their_styles_allowed(server, tmp_path):
+    """The student's page, a result page, the instructor's page and the similarity report, as a browser
+    shows them: Chromium logs every style or script the Content-Security-Policy blocks; none is."""
+    attempt = max(a["id"] for a in attempts_of(server, "1002") if a["feedback"])
+    link, teacher = server.links()["1002"], teacher_link(server)
+    pages = {"student": link, "result": f"{link}/attempt/{attempt}", "teacher": teacher}
+    pages["similarity"] = teacher + "/similarity"
+    for name, url in pages.items():
+        shot = tmp_path / f"{name}.png"
+        run = subprocess.run(
+            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
+            + ["--window-size=1300,1800", f"--screenshot={shot}", url],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        blocked = [line for line in run.stderr.splitlines() if "Content Security Policy" in line]
+        assert run.returncode == 0 and shot.stat().st_size > 10_000 and not blocked, (name, blocked, run.stderr[-500:])
+
+
+def attempts_of(server, student: str) -> list[dict]:
+    with sqlite3.connect(server.folder / "data" / "server.db") as db:
+        db.row_factory = sqlite3.Row
+        return [dict(r) for r in db.execute("SELECT * FROM attempts WHERE student=?", (student,))]
+
+
 def without_grading_time(out: Path) -> list[list[str]]:
     """The Moodle worksheet, its Last modified (grade) column (the time it was written) left out."""
     with open(out / "moodle_grading_worksheet.csv", newline="", encoding="utf-8") as f:
@@ -404,6 +434,8 @@ def test_uploads_after_the_due_date_are_refused_or_recorded_late(tmp_path):
         answer = late.attempt("1001", kept.json()["attempt"])
         assert answer["late"] and answer["status"] == "queued"  # kept for grading, marked late
         assert "после срока" in requests.get(late.links()["1001"], timeout=10).text
+        teacher = requests.get(teacher_link(late), timeout=30).text
+        assert "после срока попыток: 1 — в выгрузке не считаются" in teacher
     finally:
         late.process.terminate()
         late.process.wait(30)

@@ -54,6 +54,7 @@ def serve(args, say) -> int:
         args.before_due == "points",
         args.lease,
         remote=bool(args.redis),
+        late_penalty=args.late_penalty,
     )
     again = course.recover()
     if again:

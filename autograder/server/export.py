@@ -116,6 +116,8 @@ def counted_attempts(store: Store, notebooks: list[str], due: datetime | None, p
     from ..platforms.late import late_students
     from ..platforms.report import late_total
 
+    if penalty is not None and not due:
+        say("note: --late-penalty ignored: the server has no --due, so no upload is late")
     on_time, every = graded_attempts(store, due), graded_attempts(store)
     score = lambda a: json.loads(a["result"])["score"] if a else 0.0
     chosen, late, kept, unused = {}, [], [], []

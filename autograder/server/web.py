@@ -33,6 +33,7 @@ from .queue import HEARTBEAT, LEASE, RUNNING
 CSP = "default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 STATUS_RU = {"queued": "в очереди", "running": "проверяется", "graded": "проверено", "error": "ошибка проверки"}
 HOUR = 3600
+SIMILAR_LISTED = 20  # pairs per notebook listed on the instructor's page (all: the full report, similarity.csv)
 HIDDEN_NOTE = "Скрытый тест: до срока сдачи видны только баллы; сообщение появится после срока."
 
 
@@ -52,6 +53,7 @@ class Course:
         points=False,
         lease=LEASE,
         remote=False,
+        late_penalty=None,
     ):
         from ..classroom.settings import grading_settings, settings_digest
         from ..course.course import CourseNotebook, load_config
@@ -65,6 +67,7 @@ class Course:
         self.points_only = points  # before the due date the hidden tests show their points, not their messages
         self.lease = max(lease, 3 * HEARTBEAT)  # a job whose worker has not beaten for this long is lost
         self.remote = remote  # workers may run on other hosts (Redis): they outlive a restart of the server
+        self.late_penalty = late_penalty  # the exports' late policy (serve --late-penalty), said on the page
         self.hidden = {
             n: {tid for tid, t in nb.tests.items() if HIDDEN.search(t.source)} for n, nb in self.notebooks.items()
         }
@@ -76,7 +79,8 @@ class Course:
         for a large class; the report is remade only when an attempt that counts changed)."""
         from .export import similarity_report
 
-        key = sorted((s, n, str(p)) for s, by_notebook in files.items() for n, p in by_notebook.items())
+        key = [sorted((s, n, str(p)) for s, by_notebook in files.items() for n, p in by_notebook.items())]
+        key.append(sorted((s, names.get(s, "")) for s in files))
         with self.similarity_lock:
             if self.similarity_of[0] != key:
                 self.similarity_of = (key, similarity_report(self.store.data, files, names, list(self.notebooks)))
@@ -221,7 +225,12 @@ class Base(tornado.web.RequestHandler):
         if getattr(self, "retry_after", 0):
             self.set_header("Retry-After", str(self.retry_after))
         reason = error_text(kwargs) or self._reason
-        self.finish(page("Ошибка", f"<p>{html.escape(str(status_code))}: {html.escape(str(reason))}</p>"))
+        back = ""
+        own = re.fullmatch(r"/s/([A-Za-z0-9_-]{1,100})(/.*)?", self.request.path)
+        if own and status_code != 403:  # a refused upload from the form: back to the student's page
+            back = f'<p><a href="/s/{html.escape(own.group(1))}">← к странице проверки</a></p>'
+        body = f"<h1>Не получилось</h1><p>{html.escape(str(status_code))}: {html.escape(str(reason))}</p>{back}"
+        self.finish(page("Ошибка", body))
 
 
 def error_text(kwargs) -> str:
@@ -499,6 +508,15 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
         tries[a["student"], a["notebook"]] = tries.get((a["student"], a["notebook"]), 0) + 1
     best_of = {(r.student, r.notebook): r for r in best}
     due = f"{course.due:%Y-%m-%d %H:%M}" if course.due else "не задан"
+    late = sum(bool(course.due) and datetime.fromtimestamp(a["uploaded"]) > course.due for a in attempts)
+    if late:
+        penalty = course.late_penalty
+        rule = (
+            f"в выгрузке считаются со штрафом {penalty:g}% за начатый день, если так баллов больше"
+            if penalty is not None
+            else "в выгрузке не считаются (export --late-penalty)"
+        )
+        due += f"; после срока попыток: {late} — {rule}"
     parts = [
         "<h1>Задание: ход работы класса</h1>",
         f"<p class=meta>Студентов: {len(names)}. Срок: {esc(due)}. "
@@ -563,16 +581,18 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
         parts.append("<p class=note>Отчёт о сходстве не получился: причина — в журнале сервера.</p>")
     else:
         above = [p for p in pairs if float(p["score"]) >= THRESHOLD]
-        if above:
+        listed = [p for n in course.notebooks for p in [q for q in above if q["notebook"] == n][:SIMILAR_LISTED]]
+        if listed:
             parts.append("<table><tr><th>Блокнот</th><th>Студент</th><th>Студент</th><th>Сходство</th></tr>")
             parts += [
                 f"<tr><td>{esc(title.get(p['notebook'], p['notebook']))}</td><td>{label(p['student_a'])}</td>"
                 f"<td>{label(p['student_b'])}</td><td>{float(p['score']):.2f}</td></tr>"
-                for p in above
+                for p in listed
             ]
             parts.append("</table>")
+        more = f" (здесь — самые похожие {SIMILAR_LISTED} на блокнот)" if len(listed) < len(above) else ""
         parts.append(
-            f"<p>Пар от {THRESHOLD:.2f}: {len(above)}, ниже порога: {len(pairs) - len(above)}. "
+            f"<p>Пар от {THRESHOLD:.2f}: {len(above)}{more}, ниже порога: {len(pairs) - len(above)}. "
             f'<a href="/teacher/{esc(token)}/similarity">Код пар рядом, общие места отмечены</a>.</p>'
         )
     return page("Ход работы класса", "".join(parts))
