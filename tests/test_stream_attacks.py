@@ -191,3 +191,16 @@ def test_a_yielded_frame_outside_a_stream_is_no_answer():
         assert session.run_cell(code).error is None
         with pytest.raises(checks.CheckFailed, match="не дало ответа"):
             Remote(session).bind({"f"})["f"]()
+
+
+def test_a_generator_that_never_ends_is_stopped_in_the_kernel_and_the_session_goes_on():
+    # it never asks for a line: its items still come in bounded frames, and the agent stops it past the grader's limit
+    from bpe_course import checks
+
+    with KernelSession(Sandbox()) as session:
+        assert session.run_cell("def f(lines):\n    while True:\n        yield 1").error is None
+        f = Remote(session, max_generator_items=20_000).bind({"f"})["f"]
+        with pytest.raises(checks.CheckFailed, match="больше 20000 значений"):
+            checks.stream_steps(f, ["a"])
+        assert session.run_cell("x = 1").error is None
+        assert Remote(session).bind({"x"}) == {"x": 1}
