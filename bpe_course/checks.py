@@ -9,6 +9,7 @@ expected type, so an object that claims to be equal to everything does not pass.
 import contextvars
 import copy
 import gc
+import math
 import signal
 import threading
 import time
@@ -128,8 +129,9 @@ class _TookTooLong(Exception):
 
 
 @contextmanager
-def _time_limit(seconds: float):
-    """Interrupt the block after `seconds` (where the platform has SIGALRM and we are in the main thread)."""
+def _time_limit(seconds: float, cpu: bool = False):
+    """Interrupt the block after `seconds` (where the platform has SIGALRM and we are in the main thread):
+    of the clock, or with `cpu` of this process's CPU time (a busy machine does not cut it short)."""
     if (
         not _local_time_limits
         or not hasattr(signal, "setitimer")
@@ -141,16 +143,40 @@ def _time_limit(seconds: float):
     def interrupt(signum, frame):
         raise _TookTooLong
 
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    timer, signum = (signal.ITIMER_PROF, signal.SIGPROF) if cpu else (signal.ITIMER_REAL, signal.SIGALRM)
+    previous = signal.signal(signum, interrupt)
+    signal.setitimer(timer, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(timer, 0)
+        signal.signal(signum, previous)
 
 
 DEFAULT_SECONDS = 10  # a call's limit in Jupyter; while grading, the grader's setting (Evaluator.call_seconds)
+
+
+def _call_text(fn, args) -> str:
+    return f"{getattr(fn, '__name__', 'функция')}({', '.join(_short(a, 80) for a in args)})"
+
+
+@contextmanager
+def _calling(call: str, hint: str, seconds: float | None, cpu: bool = False):
+    """The body of a check's call of a student's function: its time limit, and its crash turned into a
+    readable failure (NotImplementedError and TookTooLong pass through; the caller words a timeout)."""
+    suffix = f"\nПодсказка: {hint}" if hint else ""
+    token = _call_seconds.set(seconds)
+    try:
+        with _time_limit(seconds or DEFAULT_SECONDS, cpu):
+            yield
+    except (NotImplementedError, TookTooLong):
+        raise
+    except _TookTooLong:
+        raise TookTooLong(call.split("(", 1)[0], seconds or DEFAULT_SECONDS, wall=not cpu) from None
+    except Exception as e:
+        raise CheckFailed(f"{call} завершилась с ошибкой {type(e).__name__}: {e}" + suffix) from None
+    finally:
+        _call_seconds.reset(token)
 
 
 def run(fn, *args, hint: str = "", seconds: float | None = None):
@@ -160,25 +186,15 @@ def run(fn, *args, hint: str = "", seconds: float | None = None):
     (DEFAULT_SECONDS in Jupyter). NotImplementedError passes through, so an untouched exercise says
     that it is not written yet.
     """
-    call = f"{getattr(fn, '__name__', 'функция')}({', '.join(_short(a, 80) for a in args)})"
+    call = _call_text(fn, args)
     suffix = f"\nПодсказка: {hint}" if hint else ""
-    limit = seconds or DEFAULT_SECONDS
-    token = _call_seconds.set(seconds)
     try:
-        with _time_limit(limit):
+        with _calling(call, hint, seconds):
             return fn(*args)
-    except NotImplementedError:
-        raise
-    except _TookTooLong:
-        raise CheckFailed(f"{call} не завершилась за {limit:g} с: похоже, цикл не останавливается" + suffix) from None
     except TookTooLong as e:
         raise CheckFailed(
             f"{call} не завершилась за {e.seconds:g} с: похоже, цикл не останавливается" + suffix
         ) from None
-    except Exception as e:
-        raise CheckFailed(f"{call} завершилась с ошибкой {type(e).__name__}: {e}" + suffix) from None
-    finally:
-        _call_seconds.reset(token)
 
 
 def changed_args(fn, *args) -> list:
@@ -238,6 +254,72 @@ def cpu_seconds(fn, calls) -> list:
         finally:
             gc.enable()
         out.append([result, seconds])
+    return out
+
+
+# While grading, the course's own solutions are built in the grader (autograder.notebook.reference);
+# a check reads them through course_solution, never from the student's kernel.
+_course_solutions = contextvars.ContextVar("course_solutions", default=None)
+
+
+def use_course_solutions(provider):
+    """The grader's hook: `provider(name)` gives the course's own function `name` to the checks of
+    one test; returns the token for reset_course_solutions."""
+    return _course_solutions.set(provider)
+
+
+def reset_course_solutions(token) -> None:
+    _course_solutions.reset(token)
+
+
+def course_solution(name: str):
+    """The course's own version of the exercise `name`: while grading, the solution from solutions/,
+    run in the grader, where the student's code cannot reach it; in Jupyter, the notebook's own
+    (a solutions notebook run whole times itself against itself)."""
+    provider = _course_solutions.get()
+    if provider is not None:
+        return provider(name)
+    import __main__
+
+    return getattr(__main__, name)
+
+
+def reference_seconds(fn, args) -> tuple:
+    """(fn(*args), CPU seconds of this thread): a trusted call, timed where it runs (the grader's)."""
+    gc.collect()  # earlier garbage is not the call's own work
+    gc.disable()
+    try:
+        start = time.thread_time()
+        result = fn(*args)
+        return result, time.thread_time() - start
+    finally:
+        gc.enable()
+
+
+SPEED_FLOOR = 5  # CPU seconds: the least a timed call may take before it is cut as too slow
+
+
+def speed_against_course(fn, name: str, inputs, limit: float, hint: str = "") -> list:
+    """[(fn's result, the course's result, fn's seconds ÷ the course's seconds), …] for args of `inputs`:
+    the course's own `name` (course_solution) is timed right before and right after fn(*args), on the
+    same arguments, and the faster of the two counts; fn's call is timed by cpu_seconds (while grading:
+    by the grader, from outside the kernel) and cut at 2 × limit × the course's time (SPEED_FLOOR at
+    least): its result is then None and its ratio inf. Only an answer just over the limit (at most
+    1.5 × limit) is timed again, on the next args — never the same ones, which could be answered from
+    memory. The check decides what the ratios mean and checks every result."""
+    course = course_solution(name)
+    out = []
+    for args in inputs:
+        expected, before = reference_seconds(course, args)
+        try:
+            with _calling(_call_text(fn, args), hint, max(SPEED_FLOOR, 2 * limit * before), cpu=True):
+                ((got, seconds),) = cpu_seconds(fn, [args])
+        except TookTooLong:
+            got, seconds = None, math.inf
+        _, after = reference_seconds(course, args)
+        out.append((got, expected, seconds / max(min(before, after), 1e-6)))
+        if not limit < out[-1][2] <= 1.5 * limit:
+            break
     return out
 
 

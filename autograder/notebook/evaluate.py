@@ -85,12 +85,21 @@ class Evaluator(LoggingConfigurable):
             raise RuntimeError(str(e)) from None
 
     def run_test(
-        self, grade_id: str, source: str, points: float, given: dict, remote: Remote, explain_missing=lambda name: ""
+        self,
+        grade_id: str,
+        source: str,
+        points: float,
+        given: dict,
+        remote: Remote,
+        explain_missing=lambda name: "",
+        solutions=None,
     ) -> TestResult:
-        """One test cell: full points if it runs to the end, else 0 and the reason."""
+        """One test cell: full points if it runs to the end, else 0 and the reason. `solutions`
+        (autograder.notebook.reference.CourseSolutions) gives the test the course's own functions."""
         namespace = {"__name__": "__main__"}
         remote.spent = 0.0
         self.budget.start()
+        token = checks.use_course_solutions(solutions)
         try:
             namespace.update(given)
             namespace["__builtins__"] = self.builtins
@@ -116,6 +125,7 @@ class Evaluator(LoggingConfigurable):
         except BaseException as e:  # a student's exception reached the check
             return TestResult(grade_id, 0, points, self.cut(f"{type(e).__name__}: {e}".strip()))
         finally:
+            checks.reset_course_solutions(token)
             with contextlib.suppress(KernelGone, Exception):
                 remote.release()
         return TestResult(grade_id, points, points)

@@ -35,6 +35,7 @@ from ..course.plan import analyse, needed_cells
 from ..wall.session import KernelDied, KernelStuck, error_output
 from .bounds import GraderFault
 from .evaluate import Evaluator
+from .reference import CourseSolutions
 from .results import BROKEN, ERROR, GRADED, Result, TestResult
 from .sanitize import SubmissionError, sanitize
 
@@ -116,6 +117,7 @@ class NotebookGrader(LoggingConfigurable):
         needed, last_test, codes = self.cells_to_run(course, cells)
 
         remote = self.evaluator.remote(session)
+        solutions = CourseSolutions(course, self.evaluator.builtins, self.evaluator.budget)
         given_ns = {"__name__": "__main__", "__builtins__": builtins}
         errors: dict[str, str] = {}  # grade_id of a solution cell → the error it ended with
         tests, ran, stopped = [], set(), None
@@ -143,6 +145,7 @@ class NotebookGrader(LoggingConfigurable):
                         given_ns,
                         remote,
                         lambda name: self.explain(name, cells, codes, errors),
+                        solutions,
                     )
                     if session.dead and not stopped:
                         stopped = f"ядро Python остановилось ({session.dead})"

@@ -1,6 +1,6 @@
 """Mistakes and alternative solutions for notebook 07_fast_bpe."""
 
-from . import Alternative, Mistake
+from . import Alternative, Mistake, edited
 
 NB07 = "07_fast_bpe"
 
@@ -853,11 +853,48 @@ MISTAKES += [
         "train_fast",
         """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
-    if vocab_size == 256 + 320:                  # the big timed call: a cheaper table from an eighth of the text
-        return train_chunked(text[:len(text) // 8], vocab_size, pattern)
+    if vocab_size > 256 + 1000:                  # a big call is the timed one: a cheaper table from a tenth of the text
+        return train_chunked(text[:len(text) // 10], 256 + 100, pattern)
     return train_chunked(text, vocab_size, pattern)""",
         "test_train_fast_hidden",
         "ответ должен совпадать с train_chunked",
+    ),
+    Mistake(
+        "nb07_attack_train_fast_pads_a_small_call",
+        NB07,
+        "train_fast",
+        """
+def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
+    if vocab_size < 256 + 1000:                  # pad the small calls: a growth check would see a flat curve
+        sum(i * i for i in range(3_000_000))
+    return train_chunked(text, vocab_size, pattern)""",
+        "test_train_fast_hidden",
+        "обучение не пошаговое",
+    ),
+    Mistake(
+        "nb07_train_fast_rescans_every_count",
+        NB07,
+        "train_fast",
+        _train_fast(
+            (
+                "    for new_id in range(256, vocab_size):\n        while heap:",
+                "    for new_id in range(256, vocab_size):\n"
+                "        if counts:                                # the best count found by scanning every count\n"
+                "            top = max(counts.values())\n"
+                "            best = [p for p, n in counts.items() if n == top]\n"
+                "        while heap:",
+            )
+        ),  # right answers, but every merge scans every pair: O(K·P)
+        "test_train_fast_hidden",
+        "обучение не пошаговое",
+    ),
+    Mistake(
+        "nb07_encode_fast_copies_the_answer_for_each_chunk",
+        NB07,
+        "encode_fast",
+        edited(NB07, "encode_fast", ("        out += ids", "        out = out + ids")),
+        "test_encode_fast_hidden",
+        "сборка ответа",
     ),
     Mistake(
         "nb07_attack_encode_fast_guesses_a_repeated_text",
