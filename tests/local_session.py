@@ -88,3 +88,12 @@ class LocalSession:
     def request(self, request: protocol.Request, timeout: float) -> protocol.Answer:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), self.as_main():
             return protocol.read(self.agent.serve(protocol.dumps(request)))
+
+
+def remote_of(session, **settings):
+    """A `Remote` on `session` under the Evaluator's settings (its defaults, changed by `settings`), as
+    the grader makes it; without the grader's switch of checks.run to limits in the kernel."""
+    from autograder.notebook.evaluate import Evaluator
+    from autograder.wall.remote import Remote
+
+    return Remote(session, **Evaluator(**settings).limits())

@@ -153,17 +153,20 @@ def read(data: bytes) -> "Answer":
 
 
 # -- requests: grader → sandbox ---------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
 class Request(Message):
     """Every request carries the wall-clock seconds the sandbox gives it (`wall`, set by the session)
-    and the CPU seconds a call under it may take (`seconds`)."""
+    and the CPU seconds a call under it may take (`seconds`, set by `autograder.wall.remote` from the
+    Evaluator's settings for every request it sends)."""
+
+    wall: float | None = None
+    seconds: float = 60
 
 
 @message("run_cell", REQUESTS)
 class RunCell(Request):
     source: str
-    max_chars: int = 200_000
-    wall: float | None = None
-    seconds: float = 60
+    max_chars: int  # KernelSession.max_output_chars
 
 
 @message("ref", ARGUMENTS)
@@ -183,8 +186,6 @@ class Plain(Message):
 @message("describe", REQUESTS)
 class Describe(Request):
     names: list[str]
-    wall: float | None = None
-    seconds: float = 60
 
 
 @message("call", REQUESTS)
@@ -197,14 +198,11 @@ class Call(Request):
     kwargs: dict[str, Ref | Plain] = field(default_factory=dict)
     helper: str | None = None
     gc_off: bool = False
-    wall: float | None = None
-    seconds: float = 60
 
 
 @message("collect", REQUESTS)
 class Collect(Request):
-    wall: float | None = None
-    seconds: float = 60
+    """Collect the kernel's garbage (before a timed call)."""
 
 
 @message("next", REQUESTS)
@@ -213,14 +211,11 @@ class Next(Request):
 
     handle: int
     count: int = 1
-    wall: float | None = None
-    seconds: float = 60
 
 
 @message("release", REQUESTS)
 class Release(Request):
-    wall: float | None = None
-    seconds: float = 60
+    """Forget the generators handed out for the test that ended."""
 
 
 # -- answers: sandbox → grader ----------------------------------------------------------------------
