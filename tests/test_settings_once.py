@@ -100,3 +100,24 @@ def test_the_effective_settings_are_one_computation():
         setting(config, KernelSession, "startup_timeout") == KernelSession.class_traits()["startup_timeout"].default()
     )
     assert grading_settings(config)["KernelSession.cell_timeout"] == 7
+
+
+def test_no_constant_is_written_twice():
+    """A constant of the grader's (a limit such as MAX_NOTEBOOK_BYTES) is defined once and imported: no
+    two modules define the same name with the same value."""
+    where: dict = {}
+    for path in sorted([*(ROOT / "autograder").rglob("*.py"), *(ROOT / "bpe_course").rglob("*.py")]):
+        for node in ast.parse(path.read_text()).body:
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AnnAssign)
+                else []
+            )
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id.isupper() and len(target.id) > 1:
+                    key = (target.id, ast.dump(node.value))
+                    where.setdefault(key, []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    twice = {name: places for (name, _), places in where.items() if len(places) > 1}
+    assert not twice, f"defined in more than one place: {twice}"

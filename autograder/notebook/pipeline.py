@@ -94,7 +94,7 @@ class NotebookGrader(LoggingConfigurable):
         them (tagged `demo` in solutions/, source unchanged): the student's cells, solutions, given
         cells and any lesson cell the student changed always run. A demonstration still runs when a
         cell that runs, or a test, reads what it defines (autograder.course.plan); for the course's own
-        solutions that is an authoring error (tests/test_project.py). A cell after the last test
+        solutions that is an authoring error (tests/test_release.py). A cell after the last test
         cannot change a grade: it never runs (in the full lesson either)."""
         codes = {i: analyse(c.source) for i, c in enumerate(cells) if c.cell_type == "code" and not is_test(c)}
         order = sorted(codes)
