@@ -246,15 +246,24 @@ for language, text in [("русский", held_out_text), ("английский
         "nb06_smallest_vocab_full_table_instead_of_none",
         NB06,
         "smallest_vocab",
-        _smallest_vocab("""
-    low, high = 256, 256 + len(merges)
-    while low < high:
-        middle = (low + high) // 2
-        if bytes_per_token(text, encode_chunked(text, first_merges(merges, middle))) >= target:
-            high = middle
-        else:
-            low = middle + 1
-    return low                                # also when even the full table is not enough"""),
+        edited(
+            NB06,
+            "smallest_vocab",
+            (
+                "    def good(size):\n"
+                "        ids = encode_chunked(text, first_merges(merges, size))\n"
+                "        return bytes_per_token(text, ids) >= target\n",
+                "",
+            ),
+            (
+                "    if not good(high):\n        return None\n",
+                "",
+            ),
+            (
+                "good(middle)",
+                "bytes_per_token(text, encode_chunked(text, first_merges(merges, middle))) >= target",
+            ),
+        ),
         "test_smallest_vocab",
         "None",
     ),
@@ -262,19 +271,16 @@ for language, text in [("русский", held_out_text), ("английский
         "nb06_smallest_vocab_never_tries_the_full_table",
         NB06,
         "smallest_vocab",
-        _smallest_vocab("""
-    def good(size):
-        return bytes_per_token(text, encode_chunked(text, first_merges(merges, size))) >= target
-    low, high = 256, 255 + len(merges)        # the last size is left out
-    if high < low or not good(high):
-        return None
-    while low < high:
-        middle = (low + high) // 2
-        if good(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low"""),
+        edited(
+            NB06,
+            "smallest_vocab",
+            (
+                ("        ids = encode_chunked(text, first_merges(merges, size))", "    if not good(high):"),
+                "        return bytes_per_token(text, encode_chunked(text, first_merges(merges, size))) >= target\n"
+                "    low, high = 256, 255 + len(merges)        # the last size is left out\n"
+                "    if high < low or not good(high):",
+            ),
+        ),
         "test_smallest_vocab",
         "если не годится даже полная таблица",
     ),
@@ -324,19 +330,19 @@ for language, text in [("русский", held_out_text), ("английский
         "nb06_smallest_vocab_binary_search_skips_the_middle",
         NB06,
         "smallest_vocab",
-        _smallest_vocab("""
-    def good(size):
-        return bytes_per_token(text, encode_chunked(text, first_merges(merges, size))) >= target
-    low, high = 256, 256 + len(merges)
-    if not good(high):
-        return None
-    while low < high:
-        middle = (low + high) // 2
-        if good(middle):
-            high = middle - 1                 # the middle itself may be the answer
-        else:
-            low = middle + 1
-    return low"""),
+        edited(
+            NB06,
+            "smallest_vocab",
+            (
+                "        ids = encode_chunked(text, first_merges(merges, size))\n"
+                "        return bytes_per_token(text, ids) >= target",
+                "        return bytes_per_token(text, encode_chunked(text, first_merges(merges, size))) >= target",
+            ),
+            (
+                "h = middle",
+                "h = middle - 1                 # the middle itself may be the answer",
+            ),
+        ),
         "test_smallest_vocab",
         "наименьший V",
     ),
