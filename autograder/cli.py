@@ -404,9 +404,8 @@ def serve_parser(sub) -> None:
     s.add_argument(
         "--lease",
         type=float,
-        default=60,
         metavar="SECONDS",
-        help="a job whose worker has not been heard from for this long is queued again (default 60)",
+        help="a job whose worker has not been heard from for this long is queued again (default: server.queue.LEASE)",
     )
     s.add_argument("--assignment", default="", help="the Canvas gradebook column for the download button")
     s.add_argument(
