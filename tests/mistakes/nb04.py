@@ -42,39 +42,37 @@ def decode_stream(ids, merges):
 
 # versions of another approach than the solution's, whose own mistakes are edits of them
 
-STREAM_STRICT_WAITS_FOREVER = """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    buffer = b""
-    for i in ids:
-        buffer += vocab[i]
-        try:
-            text = buffer.decode("utf-8")
-        except UnicodeDecodeError:
-            continue                                   # wait for more bytes ... forever
-        buffer = b""
-        yield text"""
+# a strict decode of the whole buffer after each token, instead of counting bytes
+STREAM_STRICT_WAITS_FOREVER = edit(
+    HAND_BUFFER,
+    (("\n\n    def length(lead):", "        return low <= second <= high\n"), ""),
+    (
+        ("        k = len(buffer) - 1", '        yield buffer.decode("utf-8", errors="replace")'),
+        "        try:\n"
+        '            text = buffer.decode("utf-8")\n'
+        "        except UnicodeDecodeError:\n"
+        "            continue                                   # wait for more bytes ... forever\n"
+        '        buffer = b""\n'
+        "        yield text",
+    ),
+)
 
-STREAM_STRICT_RETRY_KEEPS_PREFIX = """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    buffer = b""
-    for i in ids:
-        buffer += vocab[i]
-        try:
-            text, buffer = buffer.decode("utf-8"), b""
-        except UnicodeDecodeError as error:
-            if error.reason != "unexpected end of data":
-                continue                           # an invalid byte: wait ... until the end
-            text, buffer = buffer[:error.start].decode("utf-8"), buffer[error.start:]
-        if text:
-            yield text
-    if buffer:
-        yield buffer.decode("utf-8", errors="replace")"""
+STREAM_STRICT_RETRY_KEEPS_PREFIX = edit(
+    STREAM_STRICT_WAITS_FOREVER,
+    (
+        ("        try:", "        yield text"),
+        "        try:\n"
+        '            text, buffer = buffer.decode("utf-8"), b""\n'
+        "        except UnicodeDecodeError as error:\n"
+        '            if error.reason != "unexpected end of data":\n'
+        "                continue                           # an invalid byte: wait ... until the end\n"
+        '            text, buffer = buffer[:error.start].decode("utf-8"), buffer[error.start:]\n'
+        "        if text:\n"
+        "            yield text\n"
+        "    if buffer:\n"
+        '        yield buffer.decode("utf-8", errors="replace")',
+    ),
+)
 
 B2U_INVERTED = """
 def bytes_to_unicode():
