@@ -94,6 +94,9 @@ TRAIN_CHUNKS_WITHOUT_FREQUENCY = edited(
     ),
 )
 
+# the chunks as (ids, count) pairs in the order they first appear: the base of several mistakes
+TRAIN_WORDS = edit(TRAIN_CHUNKS_SORTED_BY_FREQUENCY, ("most_common", "items"))
+
 MISTAKES = [
     # ---------------------------------------------------------------- split_by_branches
     Mistake(
@@ -438,11 +441,7 @@ def number_pattern(max_digits):
         NB05,
         "train_chunked",
         edit(
-            TRAIN_CHUNKS_SORTED_BY_FREQUENCY,
-            (
-                "most_common",
-                "items",
-            ),
+            TRAIN_WORDS,
             (
                 "counts.get)",
                 "lambda p: (counts[p], p))     # ties go to the largest pair",
@@ -464,11 +463,7 @@ def number_pattern(max_digits):
         NB05,
         "train_chunked",
         edit(
-            TRAIN_CHUNKS_SORTED_BY_FREQUENCY,
-            (
-                "most_common",
-                "items",
-            ),
+            TRAIN_WORDS,
             (
                 "counts:",
                 "counts or max(counts.values()) < 2:           # stops early: a pair seen once is merged too",
