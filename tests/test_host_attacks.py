@@ -6,10 +6,10 @@ import json
 
 import nbformat
 import pytest
+from local_session import remote_of
 
 from autograder.classroom.gradebook import review_notebook
 from autograder.wall.cell_outputs import LimitedOutputs
-from autograder.wall.remote import Remote
 from autograder.wall.sandbox import Sandbox
 from autograder.wall.session import KernelSession
 
@@ -46,7 +46,7 @@ STILL_ALIVE = (
 def timed(session, code, n=5_000_000):
     run = session.run_cell(code)
     assert run.error is None, run.error
-    ((result, seconds),) = Remote(session).bind({"busy"})["busy"].timed_calls([[n]])
+    ((result, seconds),) = remote_of(session).bind({"busy"})["busy"].timed_calls([[n]])
     assert result == sum(i * i for i in range(n))
     return seconds
 
@@ -201,7 +201,7 @@ def test_answers_nested_as_deep_as_json_parses_fail_the_check_and_raise_nothing_
 
     for depth in range(sys.getrecursionlimit() - 150, sys.getrecursionlimit() + 5):
         deep = "[" * depth + "]" * depth
-        remote = Remote(Forged(template % ((deep,) * template.count("%s"))))
+        remote = remote_of(Forged(template % ((deep,) * template.count("%s"))))
         try:
             if "names" in template:
                 remote.bind({"f"})
@@ -333,7 +333,7 @@ def test_a_timed_call_that_returns_a_generator_is_refused_its_work_would_come_af
     with KernelSession(Sandbox()) as session:
         assert session.run_cell("def busy(n):\n    yield sum(i * i for i in range(n))").error is None
         with pytest.raises(checks.CheckFailed, match="генератор"):
-            Remote(session).bind({"busy"})["busy"].timed_calls([[5_000_000]])
+            remote_of(session).bind({"busy"})["busy"].timed_calls([[5_000_000]])
 
 
 def test_a_timeout_is_the_graders_finding_not_a_name_the_student_raises_or_a_claim_it_forges():
