@@ -21,6 +21,7 @@ from ..platforms.report import grade_table, read_roster, say, write_roster
 from ..platforms.submissions import Class, Problem, find_submissions, import_zip, which_lms
 from ..wall import cgroup
 from ..wall.sandbox import Sandbox
+from ..wall.session import may_raise_limits
 from .batch import ClassGrader
 from .cache import Cache
 from .pool import default_jobs
@@ -153,6 +154,15 @@ def warn_about_sandbox(config) -> None:
             "Each kernel process keeps its own memory, CPU-time and process limits, but a notebook's forked",
             "processes together (and its shared memory) may use more than Sandbox.memory_bytes, and its",
             "processes compete for the CPU with the other notebooks' (docs/grading.md).",
+            *(
+                []
+                if may_raise_limits()
+                else [
+                    "Speed is NOT graded automatically: without a cgroup or CAP_SYS_RESOURCE the grader cannot stop a",
+                    "timed call's work from hiding in processes it never sees, so every speed check fails with a",
+                    "note and the notebook is listed For review (give the grader cgroups, or CAP_SYS_RESOURCE).",
+                ]
+            ),
             "",
         )
 
