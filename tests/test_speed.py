@@ -92,3 +92,12 @@ def test_outside_grading_the_notebooks_own_function_is_the_reference(monkeypatch
 
     monkeypatch.setattr(__main__, "course_sum", course_sum, raising=False)
     assert checks.course_solution("course_sum") is course_sum
+
+
+def test_only_the_cells_a_solution_needs_run_in_the_grader():
+    import builtins
+
+    solutions = CourseSolutions(CourseNotebook.load("06_vocab_size"), builtins, Budget(30))
+    solutions("bytes_per_token")  # 06's experiment cell (a loop over the lesson's texts) is not needed
+    ran = {solutions.ids[i] for i in solutions.done}
+    assert "bytes_per_token" in ran and "english_experiment" not in ran, ran

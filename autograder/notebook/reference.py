@@ -16,35 +16,37 @@ import contextlib
 import io
 
 from ..course.cells import grade_id, is_test
+from ..course.plan import analyse, needed_cells
 from .bounds import GraderFault, string_constants
 
 
 class CourseSolutions:
-    """name → the course's own function of that name, the source notebook's code cells that define
-    the exercises (given and solution cells) run once, on first use, in the grader."""
+    """name → the course's own function of that name: the source notebook's given and solution cells
+    that it needs (autograder.course.plan, as for the grader's own plan of what runs) run on first
+    use, in order, in one namespace of the grader's."""
 
     def __init__(self, course, builtins, budget):
         self.course, self.builtins, self.budget = course, builtins, budget
-        self.namespace = None
+        cells = [c for c in course.source.cells if c.cell_type == "code" and grade_id(c) and not is_test(c)]
+        self.ids, self.sources = [grade_id(c) for c in cells], [c.source for c in cells]
+        self.codes = [analyse(source) for source in self.sources]
+        self.namespace = {"__name__": "__course__", "__builtins__": builtins}
+        self.done: set[int] = set()
 
-    def cells(self) -> list[str]:
-        return [c.source for c in self.course.source.cells if c.cell_type == "code" and grade_id(c) and not is_test(c)]
-
-    def build(self) -> dict:
-        namespace = {"__name__": "__course__", "__builtins__": self.builtins}
+    def run(self, name: str) -> None:
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                for source in self.cells():
-                    code = compile(source, f"<{self.course.name}: course>", "exec")
+                for i in sorted(needed_cells(self.codes, set(), {name}) - self.done):
+                    code = compile(self.sources[i], f"<{self.course.name}: course>", "exec")
                     self.budget.course_patterns |= string_constants(code)
-                    exec(code, namespace)
+                    exec(code, self.namespace)
+                    self.done.add(i)
         except Exception as e:
             raise GraderFault(f"the course's own solutions of {self.course.name} did not run: {e!r}") from None
-        return namespace
 
     def __call__(self, name: str):
-        if self.namespace is None:
-            self.namespace = self.build()
+        if not callable(self.namespace.get(name)):
+            self.run(name)
         fn = self.namespace.get(name)
         if not callable(fn):
             raise GraderFault(f"{self.course.name} has no solution named {name!r} for a check to time against")
