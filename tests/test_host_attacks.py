@@ -393,3 +393,26 @@ def test_a_timeout_is_the_graders_finding_not_a_name_the_student_raises_or_a_cla
         session.cell_timeout = 1
         run = session.run_cell("import time\ntime.sleep(30)")  # a real one still counts
         assert run.timed_out == 1 and run.error == ("Timeout", "1")
+
+
+# -- the grader's cost per notebook is bounded (KernelSession.max_notebook_bytes) ----------------------
+@pytest.mark.parametrize("unit", ['{"S":[]}', '{"L":[]}'], ids=["sets", "lists"])
+def test_a_sandbox_answering_every_request_with_a_frame_at_the_cap_costs_the_grader_no_more_than_its_ceiling(unit):
+    # every answer of the kernel a prebuilt 16 MiB frame (its own Channel.send patched) cost the grader 57.8 CPU-s
+    # and 983 MB on one notebook: parsing and decoding were not bounded per notebook. Now the frames of one notebook
+    # stop at max_notebook_bytes (the sandbox is stopped, saying why) and one frame's parse at max_answer_chars
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "flood_answers.py"), unit],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
+    cost = json.loads(out.strip().splitlines()[-1])
+    assert cost["received"] <= cost["ceiling"] and "МиБ ответов и вывода за блокнот" in cost["message"], cost
+    assert cost["memory"] <= 80 * cost["frame"], cost  # one frame parsed at a time: about 60 times the frame
+    assert cost["cpu"] <= 20, cost  # about 7 CPU-s here, against 57.8 before

@@ -80,10 +80,19 @@ class KernelSession(LoggingConfigurable):
     ).tag(config=True)
     max_output_chars = Integer(200_000, help="Output kept per cell; the rest is cut with a note.").tag(config=True)
     max_answer_chars = Integer(
-        16 * 2**20,
+        4 * 2**20,
         help="The largest frame (bytes) the sandbox may send: one answer, or one "
         "output of a cell. A bigger one stops the sandbox (the course's largest honest "
-        "answer, a big merge table, is about 2 MB).",
+        "answer, 08's ids of a long text, is 1.7 MB). Parsing one frame is the most memory the "
+        "grader spends at once on what the sandbox sends: about 60 times the frame at worst.",
+    ).tag(config=True)
+    max_notebook_bytes = Integer(
+        32 * 2**20,
+        help="The grader's ceiling per notebook on what its sandbox sends: the bytes of all its "
+        "frames together (answers and cells' outputs; a solved notebook of the course sends at most "
+        "2.1 MB). Past it the sandbox is stopped, and what is left of the notebook fails saying why: "
+        "so decoding, parsing and storing one notebook's answers costs the grader at most this many "
+        "bytes received (and, at the grader's worst rate, about 10 CPU-s on a 2020 core).",
     ).tag(config=True)
 
     def __init__(self, sandbox: Sandbox, **kwargs):
@@ -94,6 +103,7 @@ class KernelSession(LoggingConfigurable):
         self.channel: socket.socket | None = None  # the grader's end of the socket
         self.agent_fd = -1  # the sandbox's end, as a file descriptor there
         self.sequence = 0
+        self.received = 0  # bytes of frames the sandbox sent in this notebook (max_notebook_bytes)
         self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))
         self.uid: int | None = None
         self.cgroup = None  # autograder.wall.cgroup.SandboxCgroup, where the host has them
@@ -328,6 +338,13 @@ class KernelSession(LoggingConfigurable):
             self.kill(
                 f"ядро Python прислало проверке {size} байт одним куском (можно не больше "
                 f"{self.max_answer_chars}) и было остановлено"
+            )
+            raise KernelDied(self.dead)
+        self.received += FRAME.size + size
+        if self.received > self.max_notebook_bytes:  # counted before it is read: the ceiling is never passed
+            self.kill(
+                f"ядро Python прислало проверке больше {self.max_notebook_bytes / 2**20:g} МиБ ответов и вывода "
+                "за блокнот (решённый блокнот курса присылает меньше 3 МиБ) и было остановлено"
             )
             raise KernelDied(self.dead)
         return sequence, self.receive(size, deadline, limit)
