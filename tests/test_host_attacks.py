@@ -416,3 +416,28 @@ def test_a_sandbox_answering_every_request_with_a_frame_at_the_cap_costs_the_gra
     assert cost["received"] <= cost["ceiling"] and "МиБ ответов и вывода за блокнот" in cost["message"], cost
     assert cost["memory"] <= 80 * cost["frame"], cost  # one frame parsed at a time: about 60 times the frame
     assert cost["cpu"] <= 20, cost  # about 7 CPU-s here, against 57.8 before
+
+
+def test_a_notebook_flooding_every_cell_with_output_is_kept_for_formgrader_cut_and_written_once(tmp_path):
+    # 400 extra cells printing 200,000 characters each: the feedback page was capped, but the notebook kept for
+    # formgrader was 77 MB, written twice (submitted/ and autograded/)
+    import os
+    from pathlib import Path
+
+    from autograder.classroom.gradebook import MAX_NOTEBOOK_OUTPUT_CHARS, write_once
+
+    nb = nbformat.v4.new_notebook()
+    for _ in range(400):
+        cell = nbformat.v4.new_code_cell("print('x' * 200_000)")
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * 200_000)]
+        nb.cells.append(cell)
+    text = nbformat.writes(review_notebook(nb))
+    nbformat.validate(nbformat.reads(text, 4))
+    assert MAX_NOTEBOOK_OUTPUT_CHARS <= len(text) < MAX_NOTEBOOK_OUTPUT_CHARS + 200_000 and "обрезан" in text
+    for _ in range(2):  # a second run writes over the first
+        write_once(tmp_path, "s1", "01_hand_example", text, "2026-12-03 10:00:00")
+    folder = tmp_path / "{}" / "s1" / "01_hand_example"
+    files = [Path(str(folder).format(name)) / "01_hand_example.ipynb" for name in ("autograded", "submitted")]
+    assert files[0].read_text(encoding="utf-8") == text and os.path.samefile(*files)
+    assert all((f.parent / "timestamp.txt").read_text() == "2026-12-03 10:00:00" for f in files)
+    assert sorted(p.name for p in files[0].parent.iterdir()) == ["01_hand_example.ipynb", "timestamp.txt"]
