@@ -8,7 +8,7 @@ the streaming ids equal the ids of the whole text on the first stream (exit code
 
 The code measured is the course's own, taken at run time from the solution notebook
 solutions/08_shipping_tokenizer.ipynb: its read-only cells (pretokenize, encode_chunk with its bounded
-cache, encode_chunked, train_chunked, ...) and its solution cell encode_iterable, with the nbgrader
+cache, encode_chunked, train_chunked, ...) and its solution cells fixed_lines and encode_iterable, with the nbgrader
 solution markers stripped — as bench_bpe.py does for notebook 07. One source of truth, nothing copied.
 
 Workload: the merge table is trained on the course's Russian corpus (data/ru_tokenization.txt, 300
@@ -31,7 +31,7 @@ from course_code import load_course_code  # bench/ is the script's folder, first
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "solutions" / "08_shipping_tokenizer.ipynb"
-SOLUTIONS = ("encode_iterable",)
+SOLUTIONS = ("fixed_lines", "encode_iterable")
 NEEDED = (
     "GPT2_PATTERN",
     "CACHE_LIMIT",
@@ -39,6 +39,7 @@ NEEDED = (
     "encode_chunk",
     "encode_chunked",
     "train_chunked",
+    "fixed_lines",
     "encode_iterable",
 )
 MB = 10**6

@@ -219,19 +219,42 @@ def calls_on_one_table(fn, text, tables) -> list:
     return answers
 
 
-def timeline(fn, items, *args) -> list:
-    """[(how many of `items` fn had taken, piece), …] for each non-empty piece that the generator
-    fn(iter(items), *args) yields: shows *when* a streaming function gives its output."""
-    if hasattr(fn, "remote_helper"):  # while grading: fed and watched inside the student's kernel
-        return fn.remote_helper("timeline", items, *args)
-    taken = []
+def is_piece(piece) -> bool:
+    """What stream_steps counts as a piece of output: anything but an empty string, list or None."""
+    return not (piece is None or (isinstance(piece, (str, bytes, list, tuple)) and len(piece) == 0))
+
+
+def stream_steps(fn, items, *args) -> tuple:
+    """(pieces, taken, error) for the generator fn(iter(items), *args) run to its end: pieces is
+    [(how many of `items` fn had taken, piece), …] for each piece it yields (see is_piece), taken how many
+    it took in all, error the exception that stopped it (None if it ran out). Shows *when* a streaming
+    function gives its output. While grading the grader itself hands over each item and sees when each
+    piece arrives (autograder.wall.remote.Remote.stream): nothing in the kernel counts."""
+    if hasattr(fn, "stream_steps"):
+        return fn.stream_steps(items, *args)
+    taken, pieces = [0], []
 
     def feed():
         for item in items:
-            taken.append(item)
+            taken[0] += 1
             yield item
 
-    return [(len(taken), piece) for piece in fn(feed(), *args) if piece]
+    try:
+        for piece in fn(feed(), *args):
+            if is_piece(piece):
+                pieces.append((taken[0], piece))
+    except Exception as error:
+        return pieces, taken[0], error
+    return pieces, taken[0], None
+
+
+def timeline(fn, items, *args) -> list:
+    """[(how many of `items` fn had taken, piece), …] for each piece that the generator fn(iter(items),
+    *args) yields (stream_steps); the generator's exception is raised."""
+    pieces, _, error = stream_steps(fn, items, *args)
+    if error is not None:
+        raise error
+    return pieces
 
 
 _process_time = time.process_time  # taken when the checks are imported, before a notebook's own code
@@ -323,64 +346,92 @@ def speed_against_course(fn, name: str, inputs, limit: float, hint: str = "") ->
     return out
 
 
-class _TracemallocFunctions:
-    # the C functions of _tracemalloc, as they were when this module was imported
-    import _tracemalloc as _module
-
-    start, stop, is_tracing = staticmethod(_module.start), staticmethod(_module.stop), staticmethod(_module.is_tracing)
-    get_traced_memory = staticmethod(_module.get_traced_memory)
-    _get_object_traceback = staticmethod(_module._get_object_traceback)
+STREAM_CACHE_LIMIT = 1024  # the course's chunk cache while stream_memory measures
 
 
-_tracemalloc = _TracemallocFunctions
+def generated_line(k: int, new_chunks: bool = True) -> str:
+    """The k-th line of stream_memory's input, about a kilobyte: a word of its own (a new chunk of 72 bytes
+    on every line: a cache without a limit keeps a list of 72 ids for each), a long run of one letter (a
+    single chunk) and a line break. What a wrong solution keeps of it is big enough to be seen from
+    outside (the allocator gives blocks this big back to the system when they are freed)."""
+    if not new_chunks:  # the same chunks on every line: no cache grows, only what keeps the text does
+        return "a" * 1000 + "\n"
+    letters, word, x = "bcdefghijklmnopqrstuvwxyz", [], k
+    for _ in range(4):  # k in base 25: no two lines share their word
+        word.append(letters[x % 25])
+        x //= 25
+    x = k * 2_654_435_761 + 97
+    for _ in range(68):
+        x = (x * 6_364_136_223_846_793_005 + 1_442_695_040_888_963_407) % 2**64
+        word.append(letters[(x >> 33) % 25])
+    return "".join(word) + " " + "a" * 1000 + "\n"
 
 
-def _generated_line(k: int) -> str:
-    # the k-th line of stream_memory's input: new numbers make new chunks on every line
-    return f"Строка {k}: кот{k} и {k * 7919 % 100_003} ₽, we'll see {k % 97}.\n"
+def generated_lines(n: int, new_chunks: bool = True):
+    """stream_memory's input of n lines, made one at a time and never kept."""
+    return (generated_line(k, new_chunks) for k in range(n))
 
 
-def stream_memory(fn, sizes, *args) -> list:
-    """For each n in sizes: the most memory (bytes, as `tracemalloc` traces it, over what was in use
-    before the call) held while the generator fn(lines, *args) streams n generated lines, sampled
-    each time it takes a line; the lines are made one at a time and never kept. The course's chunk
-    cache is held to 64 chunks meanwhile (CACHE_LIMIT in fn's globals), so a bounded cache stays flat.
-    None instead of a number when tracing was stopped or restarted during the call."""
-    if hasattr(fn, "remote_helper"):  # while grading: measured inside the student's kernel
-        return fn.remote_helper("stream_memory", sizes, *args)
-    tracemalloc = _tracemalloc  # taken when this module was imported: later patches do not count
+def _memory_now() -> dict:
+    found = {}
+    with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+        for line in status:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                found[key] = int(value.split()[0]) * 1024
+    return found
+
+
+def own_memory_mark():
+    """Start watching this process's peak memory (Linux): the freed heap is given back, the high-water
+    mark reset; the memory held now (bytes), or None where this cannot be done."""
+    gc.collect()
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return _memory_now()["VmRSS"]
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def own_memory_growth(mark) -> int | None:
+    """The most memory this process took at once since own_memory_mark, over what it held then (bytes)."""
+    if mark is None:
+        return None
+    try:
+        return _memory_now()["VmHWM"] - mark
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def stream_memory(fn, sizes, *args, new_chunks: bool = True) -> list:
+    """For each n in sizes: the most memory (bytes) the process took at once, over what it held before,
+    while the generator fn(lines, *args) streams n generated lines (generated_lines: made one at a time,
+    never kept), as the operating system counts it (the peak resident memory). The course's chunk cache
+    is held to STREAM_CACHE_LIMIT chunks meanwhile (CACHE_LIMIT in fn's globals), so a bounded cache stays
+    flat once the input has more new chunks than that (as does any cache bounded to a few thousand). None
+    where it cannot be measured. While grading the grader reads the sandbox's memory from outside
+    (autograder.wall.remote.Remote.stream). With new_chunks=False every line is the same (generated_line)."""
+    if hasattr(fn, "stream_memory"):
+        return fn.stream_memory(sizes, *args, new_chunks=new_chunks)
     namespace = getattr(fn, "__globals__", {})
     had_limit, old_limit = "CACHE_LIMIT" in namespace, namespace.get("CACHE_LIMIT")
     results = []
     try:
         if had_limit:
-            namespace["CACHE_LIMIT"] = 64
+            namespace["CACHE_LIMIT"] = STREAM_CACHE_LIMIT
         for n in sizes:
-            if tracemalloc.is_tracing():
-                tracemalloc.stop()
-            tracemalloc.start()
-            sentinel = bytearray(4096)  # its allocation is forgotten if tracing restarts
-            baseline, most, intact = tracemalloc.get_traced_memory()[0], 0, [True]
-
-            def feed():
-                nonlocal most
-                for k in range(n):  # noqa: B023
-                    if not tracemalloc.is_tracing() or tracemalloc._get_object_traceback(sentinel) is None:  # noqa: B023
-                        intact[0] = False  # noqa: B023
-                        return
-                    most = max(most, tracemalloc.get_traced_memory()[0] - baseline)  # noqa: B023
-                    yield _generated_line(k)
-
-            for _ in fn(feed(), *args):
+            mark = own_memory_mark()
+            for _ in fn(generated_lines(n, new_chunks), *args):
                 pass
-            intact[0] = (
-                intact[0] and tracemalloc.is_tracing() and tracemalloc._get_object_traceback(sentinel) is not None
-            )
-            tracemalloc.stop()
-            results.append(most if intact[0] else None)
+            results.append(own_memory_growth(mark))
     finally:
-        if tracemalloc.is_tracing():
-            tracemalloc.stop()
         if had_limit:
             namespace["CACHE_LIMIT"] = old_limit
     return results

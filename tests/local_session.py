@@ -9,6 +9,7 @@ makes provable in seconds. It answers what `autograder.wall.session.KernelSessio
 import builtins
 import contextlib
 import io
+import signal
 import sys
 import time
 import types
@@ -18,6 +19,7 @@ from nbformat import NotebookNode
 from autograder.wall import agent as agent_module
 from autograder.wall import protocol, wire
 from autograder.wall.session import CellRun, error_output
+from bpe_course import checks
 
 
 class LocalSession:
@@ -85,6 +87,32 @@ class LocalSession:
             else:
                 sys.modules["__main__"] = theirs
 
-    def request(self, request: protocol.Request, timeout: float) -> protocol.Answer:
+    def request(self, request: protocol.Request, timeout: float, feed=None) -> protocol.Answer:
+        def exchange(message):  # a frame in the middle of a request, through its bytes as on the socket
+            timers = {signal.SIGALRM, signal.SIGPROF}
+            signal.pthread_sigmask(signal.SIG_BLOCK, timers)  # as the host: the grader's side is not timed
+            try:
+                sent = protocol.read(protocol.dumps(message))
+                reply = feed(sent) if feed is not None and isinstance(sent, protocol.Yielded) else None
+                if not getattr(message, "wants_line", False):
+                    return None
+                return protocol.loads(protocol.dumps(reply or protocol.NoMoreLines()), protocol.REPLIES)
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, timers)
+
+        self.agent.exchange = exchange
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), self.as_main():
             return protocol.read(self.agent.serve(protocol.dumps(request)))
+
+    @staticmethod
+    def memory_mark():
+        """This process's memory (the notebook's code runs in it): its high-water mark reset."""
+        return checks.own_memory_mark()
+
+    @staticmethod
+    def memory_sample(mark):
+        pass
+
+    @staticmethod
+    def memory_growth(mark):
+        return checks.own_memory_growth(mark)

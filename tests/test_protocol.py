@@ -17,8 +17,16 @@ REQUESTS = [
     protocol.Call(
         name="f", args=[protocol.Plain(value={"L": [1]}), protocol.Ref(name="g")], kwargs={"k": protocol.Plain(value=2)}
     ),
-    protocol.Call(name="f", helper="timeline", gc_off=True, seconds=3, wall=9),
+    protocol.Call(name="f", helper="changed_args", gc_off=True, seconds=3, wall=9),
     protocol.Collect(),
+    protocol.Collect(trim=True),
+    protocol.Stream(
+        name="g",
+        args=[protocol.Lines(), protocol.Plain(value=1)],
+        kwargs={"k": protocol.Ref(name="h")},
+        overrides={"CACHE_LIMIT": protocol.Plain(value=64)},
+        max_items=10,
+    ),
     protocol.Next(handle=3, count=8),
     protocol.Release(),
 ]
@@ -38,7 +46,10 @@ ANSWERS = [
     protocol.Items(items=[], end=protocol.Stop()),
     protocol.Items(items=[1], end=ERROR),
     protocol.Items(items=[1], end=protocol.Timeout(limit="cpu")),
+    protocol.Yielded(items=[1, 2]),
+    protocol.Yielded(items=[], wants_line=False),
 ]
+REPLIES = [protocol.Line(value="строка \ud800"), protocol.Line(value={"L": [1]}), protocol.NoMoreLines()]
 
 
 @pytest.mark.parametrize("message", REQUESTS, ids=lambda m: m.kind)
@@ -49,6 +60,30 @@ def test_every_request_comes_back_as_itself(message):
 @pytest.mark.parametrize("message", ANSWERS, ids=lambda m: m.kind)
 def test_every_answer_comes_back_as_itself(message):
     assert protocol.read(protocol.dumps(message)) == message
+
+
+@pytest.mark.parametrize("message", REPLIES, ids=lambda m: m.kind)
+def test_every_reply_in_the_middle_of_a_stream_comes_back_as_itself_and_is_no_request(message):
+    assert protocol.loads(protocol.dumps(message), protocol.REPLIES) == message
+    with pytest.raises(protocol.ProtocolError):
+        protocol.loads(protocol.dumps(message), protocol.REQUESTS)
+    assert isinstance(protocol.read(protocol.dumps(message)), protocol.Malformed)
+
+
+def test_a_stream_is_one_conversation_the_grader_counts():
+    # the grader hands over each line; what came out before a line was asked for is counted against the lines given
+    import local_session
+
+    from bpe_course import checks
+
+    session = local_session.LocalSession()
+    assert session.run_cell("def g(lines, k):\n    for line in lines:\n        yield from [line] * k").error is None
+    g = Remote(session).bind({"g"})["g"]
+    assert checks.stream_steps(g, ["a", "b"], 2) == ([(1, "a"), (1, "a"), (2, "b"), (2, "b")], 2, None)
+    assert checks.stream_steps(g, [], 2) == ([], 0, None)
+    assert session.run_cell("def g(lines, k):\n    yield next(iter(lines))\n    raise KeyError(k)").error is None
+    pieces, taken, error = checks.stream_steps(g, ["a", "b", "c"], 7)
+    assert pieces == [(1, "a")] and taken == 1 and isinstance(error, KeyError)
 
 
 def test_a_request_is_no_answer_and_an_answer_no_request():

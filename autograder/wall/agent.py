@@ -41,6 +41,10 @@ class Agent:
         self.wire = wire
         self.iterators: dict[int, object] = {}
         self.helpers = check_helpers()  # taken before the notebook's code runs (see check_helpers)
+        # sends a frame to the grader in the middle of a request and returns its reply (a message of
+        # protocol.REPLIES) when the frame asks for one: set by the host (or the tests' local session)
+        self.exchange = None
+        self.pending: list = []  # items of the running Stream not yet sent
 
     def handle(self, request: protocol.Request) -> protocol.Answer:
         """Answer one request (served by the method op_<its kind>); the answer always comes, whatever
@@ -97,7 +101,56 @@ class Agent:
 
     def op_collect(self, request: protocol.Collect) -> protocol.Done:
         gc.collect()
+        if request.trim:
+            trim_heap()
         return protocol.Done()
+
+    def op_stream(self, request: protocol.Stream) -> protocol.Answer:
+        """Run a generator of the notebook on the grader's lines to its end (see protocol.Stream). Each item
+        goes to the grader before the next line is taken, so what the grader counts is what had been read."""
+        function = self.namespace.get(request.name)
+        if function is None or not callable(function):
+            return protocol.Error(type="NameError", message=f"name {request.name!r} is not defined")
+        if self.exchange is None:
+            return protocol.Error.agent("no channel to the grader for its lines")
+        lines = LineFeed(self)
+        args = [lines if isinstance(a, protocol.Lines) else self.argument(a) for a in request.args]
+        kwargs = {k: lines if isinstance(a, protocol.Lines) else self.argument(a) for k, a in request.kwargs.items()}
+        overrides = {k: self.argument(v) for k, v in request.overrides.items() if k in self.namespace}
+        saved = {k: self.namespace[k] for k in overrides}
+        self.pending = []
+        self.namespace.update(overrides)
+        try:
+            with cpu_limit(request.seconds):
+                iterator = iter(function(*args, **kwargs))
+                count = 0
+                for item in iterator:
+                    self.pending.append(self.wire.encode(item))
+                    count += 1
+                    if count >= request.max_items:
+                        return protocol.Items(items=self.take_pending())  # end None: cut here
+                    if len(self.pending) >= 4096:  # a long run of items without reading: sent on
+                        self.exchange(protocol.Yielded(items=self.take_pending(), wants_line=False))
+            return protocol.Items(items=self.take_pending(), end=protocol.Stop())
+        except CallTimedOut as e:
+            return protocol.Items(items=self.take_pending(), end=protocol.Timeout(limit=e.kind))
+        except self.wire.Unsupported as e:
+            return protocol.Items(items=self.take_pending(), end=protocol.Unsupported(type_name=e.type_name))
+        except BaseException as e:
+            return protocol.Items(items=self.take_pending(), end=describe_exception(e))
+        finally:
+            self.namespace.update(saved)
+
+    def take_pending(self) -> list:
+        items, self.pending = self.pending, []
+        return items
+
+    def next_line(self):
+        """The grader's next line for a running Stream (the items so far go with the question), or None at the end."""
+        reply = self.exchange(protocol.Yielded(items=self.take_pending(), wants_line=True))
+        if isinstance(reply, protocol.Line):
+            return self.wire.decode(reply.value)
+        return None
 
     def op_next(self, request: protocol.Next) -> protocol.Answer:
         """The next items of a generator: up to `count`, fewer when it stops or fails (said after them)."""
@@ -145,6 +198,36 @@ class Agent:
             return protocol.Unsupported(type_name=e.type_name)
         except BaseException as e:  # the student's exception, reported as data
             return describe_exception(e)
+
+
+class LineFeed:
+    """The lines of a Stream as the notebook's function sees them: an iterator that asks the grader for
+    each next line (what the function does with it is the function's own business)."""
+
+    def __init__(self, agent: Agent):
+        self._agent, self._ended = agent, False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self._ended:
+            line = self._agent.next_line()
+            if line is not None:
+                return line
+            self._ended = True
+        raise StopIteration
+
+
+def trim_heap() -> None:
+    """Give the heap's free memory back to the system (glibc's malloc_trim), so that what the grader then
+    sees the process take is what it takes anew; nothing where there is no such call."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def without_gc(compute):
@@ -214,19 +297,14 @@ def is_notebook_code(filename: str) -> bool:
 
 def check_helpers() -> dict:
     """bpe_course.checks' helpers, imported when the agent is installed, before the notebook's code
-    runs: the tracemalloc functions they measure with are taken then, so a cell that replaces them
-    later does not reach them. (A student who patches the module itself can fake their own memory
-    figures, as anything in this process; the guard lists such code.) `cpu_seconds` is not among
-    them: while grading, the grader times each call from outside this process (`Remote.timed_calls`)."""
+    runs. None of them measures anything: what a grade rests on is measured by the grader from outside
+    this process — a call's CPU time (`Remote.timed_calls`), when a generator's items come out and how
+    much memory the sandbox takes meanwhile (`Remote.stream`, over the lines the grader supplies)."""
     try:
         from bpe_course import checks
     except ImportError:  # outside the course (a bare kernel in tests): no helpers
         return {}
-    return {
-        name: getattr(checks, name)
-        for name in ("changed_args", "timeline", "stream_memory", "calls_on_one_table")
-        if hasattr(checks, name)
-    }
+    return {name: getattr(checks, name) for name in ("changed_args", "calls_on_one_table") if hasattr(checks, name)}
 
 
 def install(shell) -> Agent:

@@ -144,6 +144,40 @@ class SandboxCgroup:
         text = self.read("memory.max_usage_in_bytes" if self.version == 1 else "memory.peak")
         return int(text) if text.strip().isdigit() else 0
 
+    def watch_peak(self):
+        """Start a new peak of the sandbox's memory from what it holds now (v1: memory.max_usage_in_bytes set
+        back; v2: memory.peak reset through an open file, Linux 6.12+); what `peak_since` needs, or None."""
+        try:
+            if self.version == 1:
+                before = int(self.read("memory.usage_in_bytes").strip() or "x")
+                self.write("memory.max_usage_in_bytes", 0)
+                return before, None
+            before = int(self.read("memory.current").strip() or "x")
+            fd = os.open(self.folders[0] / "memory.peak", os.O_RDWR)
+            try:
+                os.write(fd, b"reset\n")
+            except OSError:
+                os.close(fd)
+                return None
+            return before, fd
+        except (OSError, ValueError):
+            return None
+
+    def peak_since(self, watch) -> int | None:
+        """The most the sandbox held at once since `watch_peak`, over what it held then (bytes)."""
+        before, fd = watch
+        try:
+            if fd is None:
+                text = self.read("memory.max_usage_in_bytes")
+            else:
+                text = os.pread(fd, 64, 0).decode("ascii", "replace")
+            return int(text.strip()) - before
+        except (OSError, ValueError):
+            return None
+        finally:
+            if fd is not None:
+                os.close(fd)
+
     def cpu_seconds(self) -> float | None:
         """CPU seconds all its processes have used, as the kernel counts them (None where the host does
         not account CPU per cgroup)."""

@@ -9,7 +9,9 @@ socket as a file descriptor, sends it this module's source with the agent's and 
   tracebacks as students know them from Jupyter); its outputs go back as they come, each in an
   output frame (the request's sequence number with `OUTPUT` set: an nbformat output), then the
   answer `CellDone` (with the cell's `Error`, if any) or `Timeout(limit="wall")`;
-- any other request is the agent's (`autograder.wall.agent`), answered with its message.
+- any other request is the agent's (`autograder.wall.agent`), answered with its message; a `Stream`
+  is a conversation: the agent's `Yielded` frames go out under the request's sequence number, and
+  the grader's reply to one that wants a line (`Line`, `NoMoreLines`) comes back under it.
 
 A frame is `FRAME` (sequence number, payload bytes) and the payload, a message of
 `autograder.wall.protocol` as JSON in UTF-8 (lone surrogates pass). A cell or a request that
@@ -204,6 +206,7 @@ class Host:
             if frame is None:
                 return
             sequence, payload = frame
+            self.agent.exchange = lambda message, sequence=sequence: self.exchange(sequence, message)
             try:
                 request = protocol.loads(payload, protocol.REQUESTS)
                 if isinstance(request, protocol.RunCell):
@@ -216,6 +219,25 @@ class Host:
             except CellTimedOut:
                 answer = protocol.Timeout(limit="wall")
             self.channel.send(sequence, answer)
+
+    def exchange(self, sequence: int, message):
+        """Send a frame in the middle of request `sequence`; the grader's reply when it asks for one. The
+        limits' signals wait meanwhile: a frame is never cut in half, nor a reply left unread."""
+        timers = {signal.SIGALRM, signal.SIGPROF}
+        signal.pthread_sigmask(signal.SIG_BLOCK, timers)
+        try:
+            self.channel.send(sequence, message)
+            if not getattr(message, "wants_line", False):
+                return None
+            frame = self.channel.receive()
+            if frame is None:  # the grader has gone
+                raise SystemExit(0)
+            try:
+                return protocol.loads(frame[1], protocol.REPLIES)
+            except protocol.ProtocolError:
+                return protocol.NoMoreLines()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, timers)
 
     def run_cell(self, sequence: int, request: "protocol.RunCell") -> "protocol.Answer":
         self.outputs = CellOutputs(lambda output: self.channel.send(sequence | OUTPUT, output), request.max_chars)

@@ -10,6 +10,10 @@ it as the kernel's failure to answer. A value of the notebook travels inside `Va
 `Items.items`) in `wire`'s format, decoded by `wire.decode` with its own limits.
 
 Adding an operation is one request class here (the agent serves it with its method `op_<kind>`).
+One request is a conversation: `Stream` runs a generator of the notebook on lines the grader supplies
+one at a time — the sandbox sends `Yielded` (what came out so far; its input wants a line) and the
+grader replies `Line` or `NoMoreLines` — so the grader itself knows how much input had gone in when
+each item came out.
 One error shape (`Error`) and one timeout (`Timeout`, "cpu" or "wall") serve every answer.
 This module uses only the standard library: the grader sends its source into the sandbox.
 """
@@ -23,6 +27,7 @@ from dataclasses import dataclass, field
 REQUESTS: dict = {}  # kind → request class (grader → sandbox)
 ARGUMENTS: dict = {}  # kind → a call's argument (inside a Call)
 ANSWERS: dict = {}  # kind → answer class (sandbox → grader)
+REPLIES: dict = {}  # kind → what the grader sends back in the middle of a request (to a Yielded that wants a line)
 
 
 class ProtocolError(ValueError):
@@ -203,6 +208,10 @@ class Call(Request):
 
 @message("collect", REQUESTS)
 class Collect(Request):
+    """Collect the garbage; `trim`: and give the freed heap back to the system (before the grader
+    watches the sandbox's memory from outside)."""
+
+    trim: bool = False
     wall: float | None = None
     seconds: float = 60
 
@@ -215,6 +224,40 @@ class Next(Request):
     count: int = 1
     wall: float | None = None
     seconds: float = 60
+
+
+@message("lines", ARGUMENTS)
+class Lines(Message):
+    """An argument that is an iterator of lines the grader supplies one at a time while a Stream runs."""
+
+
+@message("stream", REQUESTS)
+class Stream(Request):
+    """Call a function of the notebook with the grader's lines (a `Lines` argument) and run the iterator it
+    returns to its end. Whenever the lines are asked for the next one, the sandbox sends `Yielded` with the
+    items that came out since its last frame and waits for `Line` or `NoMoreLines`; the rest of the items
+    come in the answer, `Items` (its `end`: Stop, or what stopped it; None when `max_items` were reached).
+    `overrides`: names the notebook defines, set for the call and restored after (e.g. a cache's limit)."""
+
+    name: str
+    args: list[Ref | Plain | Lines] = field(default_factory=list)
+    kwargs: dict[str, Ref | Plain | Lines] = field(default_factory=dict)
+    overrides: dict[str, Plain] = field(default_factory=dict)
+    max_items: int = 1_000_000
+    wall: float | None = None
+    seconds: float = 60
+
+
+@message("line", REPLIES)
+class Line(Message):
+    """The next line of a Stream's input (a wire value)."""
+
+    value: typing.Any
+
+
+@message("no_more_lines", REPLIES)
+class NoMoreLines(Message):
+    """A Stream's input has ended."""
 
 
 @message("release", REQUESTS)
@@ -300,6 +343,15 @@ class Timeout(Answer):
 @message("stop", ANSWERS)
 class Stop(Answer):
     """A generator ended."""
+
+
+@message("yielded", ANSWERS)
+class Yielded(Answer):
+    """In the middle of a Stream, not its answer: the items (wire values) that came out since the previous
+    frame; `wants_line`: the input is asked for its next line (the grader replies Line or NoMoreLines)."""
+
+    items: list[typing.Any]
+    wants_line: bool = True
 
 
 @message("names", ANSWERS)

@@ -101,7 +101,7 @@ class Remote:
             return contextlib.nullcontext(None)
         return self.session.fixed_processes()
 
-    def ask(self, request: protocol.Request, seconds: float) -> protocol.Answer:
+    def ask(self, request: protocol.Request, seconds: float, feed=None) -> protocol.Answer:
         """The answer to `request`, under `seconds` of the kernel's CPU; an answer that is not one
         (`protocol.Malformed`) fails the check with what was wrong."""
         if self.session.dead:
@@ -111,10 +111,12 @@ class Remote:
             raise checks.TookTooLong("тест", self.test_seconds, wall=True)
         started = time.monotonic()
         try:
-            answer = self.session.request(
-                dataclasses.replace(request, seconds=seconds),
-                timeout=min(seconds * self.wall_factor + self.wall_extra, left),
-            )
+            request = dataclasses.replace(request, seconds=seconds)
+            timeout = min(seconds * self.wall_factor + self.wall_extra, left)
+            if feed is None:
+                answer = self.session.request(request, timeout=timeout)
+            else:
+                answer = self.session.request(request, timeout=timeout, feed=feed)
         except (KernelDied, KernelStuck) as e:
             raise KernelGone(str(e)) from None
         finally:
@@ -204,6 +206,76 @@ class Remote:
             out.append([self.result(answer, name, seconds), used])
         return out
 
+    def stream(self, name: str, lines, args: tuple, memory: bool = False, overrides: dict | None = None):
+        """checks.stream_steps and checks.stream_memory while grading: the student's generator function
+        `name` is called in the kernel with an iterator whose every item is asked of the grader (`lines`,
+        one at a time) and the other `args`, and run to its end. What it yields comes back before its
+        input is asked for the next line, so `taken` — how many lines the grader had handed over when a
+        piece arrived — is the grader's own count: no code in the kernel can make a piece look earlier
+        than the lines it needed. With `memory`, the sandbox's peak memory over the call is read from
+        outside (`session.memory_growth`). Returns a StreamRun."""
+        seconds = checks.call_seconds() or self.call_seconds
+        limit = self.max_generator_items * (10 if memory else 1)  # counted only, never kept, while memory is watched
+        request = protocol.Stream(
+            name=name,
+            args=[protocol.Lines(), *(self.argument(a) for a in args)],
+            overrides={k: protocol.Plain(value=wire.encode(v)) for k, v in (overrides or {}).items()},
+            max_items=limit + 1,
+        )
+        run = StreamRun(keep=not memory)  # while memory is watched, the pieces are counted only
+        source, stop = iter(lines), object()
+
+        def feed(message: protocol.Yielded):
+            # never raises: the kernel waits for the reply; a problem is kept and said after the answer
+            if run.problem is None:
+                try:  # while memory is watched the pieces are only counted: no need to read them
+                    values = [self.value(item) for item in message.items] if run.keep else message.items
+                    run.add(values, limit)
+                except checks.CheckFailed as e:
+                    run.problem = e
+            if mark is not None and run.taken % 8 == 0:  # memory held across lines is seen at every 8th
+                self.session.memory_sample(mark)
+            if not message.wants_line or run.problem is not None:
+                return protocol.NoMoreLines()
+            line = next(source, stop)
+            if line is stop:
+                return protocol.NoMoreLines()
+            run.taken += 1
+            return protocol.Line(value=wire.encode(line))
+
+        mark = None
+        if memory:
+            self.ask(protocol.Collect(trim=True), self.call_seconds)  # what was freed before is not the call's
+            mark = self.session.memory_mark()
+        answer = self.ask(request, seconds, feed=feed)
+        if memory:
+            run.memory = self.session.memory_growth(mark)
+        if run.problem is not None:
+            raise run.problem
+        if not isinstance(answer, protocol.Items):
+            try:
+                self.result(answer, name, seconds)
+            except BaseException as e:
+                run.error = e
+                return run
+            raise checks.CheckFailed(self.problem(answer, f"генератор {name}"))
+        run.add([self.value(item) for item in answer.items] if run.keep else answer.items, limit)
+        match answer.end:
+            case protocol.Stop():
+                pass
+            case None:
+                raise checks.CheckFailed(
+                    f"генератор {name} выдал больше {limit} значений: похоже, он не останавливается"
+                )
+            case protocol.Unsupported(type_name=type_name):
+                run.add([Opaque(type_name)], limit)
+            case _:
+                try:
+                    self.result(answer.end, name, seconds)
+                except BaseException as e:
+                    run.error = e
+        return run
+
     def next_items(self, handle: int, name: str, count: int) -> tuple[list, BaseException | None]:
         """Up to `count` next items of a generator, and what ended them (StopIteration, an error) or None."""
         seconds = checks.call_seconds() or self.call_seconds
@@ -260,6 +332,27 @@ class Remote:
         return f"{what}: ядро не дало ответа, который проверка может принять {detail}".strip()
 
 
+@dataclasses.dataclass
+class StreamRun:
+    """What the grader saw of one Stream: each piece with how many lines it had handed over when the piece
+    arrived, how many it handed over in all, what ended the generator, and the memory it took."""
+
+    pieces: list = dataclasses.field(default_factory=list)  # [(lines handed over, piece), …]
+    taken: int = 0
+    error: BaseException | None = None
+    memory: int | None = None
+    problem: BaseException | None = None
+    count: int = 0
+    keep: bool = True
+
+    def add(self, values: list, limit: int) -> None:
+        self.count += len(values)
+        if self.count > limit:
+            raise checks.CheckFailed(f"генератор выдал больше {limit} значений: похоже, он не останавливается")
+        if self.keep:
+            self.pieces.extend((self.taken, value) for value in values)
+
+
 class RemoteFunction:
     """A function of the student's notebook, called in their kernel."""
 
@@ -277,6 +370,34 @@ class RemoteFunction:
     def timed_calls(self, calls) -> list:
         """checks.cpu_seconds for this function: each call timed by the grader, from outside the kernel."""
         return self._remote.timed_calls(self.__name__, calls)
+
+    def stream_steps(self, items, *args):
+        """checks.stream_steps for this generator function: fed and watched by the grader (Remote.stream)."""
+        run = self._remote.stream(self.__name__, items, args)
+        return [(taken, piece) for taken, piece in run.pieces if checks.is_piece(piece)], run.taken, run.error
+
+    def stream_memory(self, sizes, *args, new_chunks: bool = True) -> list:
+        """checks.stream_memory for this generator function: the sandbox's peak memory, read by the grader
+        from outside while it hands over each generated line (with the chunk cache held to
+        checks.STREAM_CACHE_LIMIT chunks)."""
+        peaks = []
+        for n in sizes:
+            run = self._remote.stream(
+                self.__name__,
+                checks.generated_lines(n, new_chunks),
+                args,
+                memory=True,
+                overrides={"CACHE_LIMIT": checks.STREAM_CACHE_LIMIT},
+            )
+            if run.error is not None:
+                raise run.error
+            if run.taken < n:
+                raise checks.CheckFailed(
+                    f"{self.__name__} прочитала не все строки входа ({run.taken} из {n}) и остановилась: "
+                    "генератор должен дочитать вход до конца"
+                )
+            peaks.append(run.memory)
+        return peaks
 
     def __repr__(self):
         return f"<функция {self.__name__} из блокнота>"

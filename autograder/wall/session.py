@@ -199,10 +199,60 @@ class KernelSession(LoggingConfigurable):
                 run.error = ("Exception", f"ядро ответило на ячейку сообщением {answer.kind!r}, а не её итогом")
         return run
 
-    def request(self, request: protocol.Request, timeout: float) -> protocol.Answer:
+    def request(self, request: protocol.Request, timeout: float, feed=None) -> protocol.Answer:
         """Pass one request to the agent; its answer, Timeout(limit="wall") when the sandbox stopped
-        the call at `timeout` seconds, Malformed when what came is no answer."""
-        return self.exchange(dataclasses.replace(request, wall=timeout), timeout)
+        the call at `timeout` seconds, Malformed when what came is no answer. `feed`: for a Stream, called
+        with each `Yielded` frame on the way; its reply (Line or NoMoreLines) goes back when the frame wants one."""
+        return self.exchange(dataclasses.replace(request, wall=timeout), timeout, feed=feed)
+
+    def memory_mark(self) -> dict:
+        """Start watching the sandbox's memory from outside (see `memory_growth`)."""
+        mark: dict = {"processes": {}, "seen": set(self.sandbox_pids())}
+        mark["host"] = mark["most"] = process_memory(self.host_pid).get("VmRSS")
+        if self.cgroup is not None:
+            mark["cgroup"] = self.cgroup.watch_peak()
+        for pid in mark["seen"]:
+            rss = reset_high_water_mark(pid)
+            if rss is not None:
+                mark["processes"][pid] = rss
+        return mark
+
+    def memory_sample(self, mark: dict) -> None:
+        """Look at the memory the cells' process holds now (the grader does at every line it hands over)."""
+        if mark.get("most") is not None:
+            now = process_memory(self.host_pid).get("VmRSS")
+            if now is not None:
+                mark["most"] = max(mark["most"], now)
+
+    def memory_growth(self, mark: dict) -> int | None:
+        """The most memory (bytes) the sandbox took at once since `mark`, over what it held then, read from
+        outside: its cgroup's peak (which nothing in the sandbox may reset), the high-water mark of each of its
+        processes (reset by the grader through /proc/PID/clear_refs — which the process itself could reset
+        too), and the most the cells' process held whenever the grader looked (`memory_sample`); the largest
+        of them, None when none works."""
+        figures = []
+        if mark.get("most") is not None:
+            self.memory_sample(mark)
+            figures.append(mark["most"] - mark["host"])
+        if mark.get("cgroup") is not None:
+            grown = self.cgroup.peak_since(mark["cgroup"])
+            if grown is not None:
+                figures.append(grown)
+        if mark["processes"]:
+            # the processes reset then and the ones started since (a process that could not be reset is left out)
+            now = [pid for pid in self.sandbox_pids() if pid in mark["processes"] or pid not in mark["seen"]]
+            peaks = {pid: high_water_mark(pid) for pid in now}
+            before = sum(rss for pid, rss in mark["processes"].items() if peaks.get(pid) is not None)
+            if peaks.get(self.host_pid) is not None and self.host_pid in mark["processes"]:
+                figures.append(sum(p for p in peaks.values() if p is not None) - before)
+        return max(figures) if figures else None
+
+    def sandbox_pids(self) -> list[int]:
+        """The sandbox's processes now: the launched one and everything under it."""
+        children, order = process_children(), [self.process.pid]
+        for pid in order:
+            order.extend(children.get(pid, []))
+        return order
 
     def cpu_clock(self) -> float | None:
         """CPU seconds the sandbox has used, read from outside it, where nothing in it can set them: its
@@ -298,7 +348,7 @@ class KernelSession(LoggingConfigurable):
 
     # -- the socket ------------------------------------------------------------------------------
     def exchange(
-        self, request: protocol.Request, timeout: float, outputs: LimitedOutputs | None = None
+        self, request: protocol.Request, timeout: float, outputs: LimitedOutputs | None = None, feed=None
     ) -> protocol.Answer:
         """Send a request and read frames until its answer: the sandbox has `timeout` seconds, and
         `interrupt_grace` more to answer after it interrupted itself; then it is stopped."""
@@ -307,7 +357,7 @@ class KernelSession(LoggingConfigurable):
         self.sequence += 1
         self.send(self.sequence, protocol.dumps(request), self.interrupt_grace)
         return self.answer(
-            self.sequence, time.monotonic() + timeout + self.interrupt_grace, f"лимит {timeout:g} с", outputs
+            self.sequence, time.monotonic() + timeout + self.interrupt_grace, f"лимит {timeout:g} с", outputs, feed
         )
 
     def send(self, sequence: int, payload: bytes, timeout: float) -> None:
@@ -320,17 +370,22 @@ class KernelSession(LoggingConfigurable):
             raise KernelStuck(self.dead) from None
 
     def answer(
-        self, sequence: int, deadline: float, limit: str, outputs: LimitedOutputs | None = None
+        self, sequence: int, deadline: float, limit: str, outputs: LimitedOutputs | None = None, feed=None
     ) -> protocol.Answer:
-        """The answer to request `sequence`; its output frames go to `outputs`, other frames (an
-        answer given up on, or one nobody asked for) are dropped."""
+        """The answer to request `sequence`; its output frames go to `outputs`, its Yielded frames to `feed`
+        (whose reply is sent back), other frames (an answer given up on, or one nobody asked for) are dropped."""
         while True:
             got, data = self.read_frame(deadline, limit)
             if got == sequence | OUTPUT:
                 if outputs is not None:
                     outputs.add_frame(data)
             elif got == sequence:
-                return protocol.read(data)
+                answer = protocol.read(data)
+                if feed is None or not isinstance(answer, protocol.Yielded):
+                    return answer
+                reply = feed(answer)
+                if answer.wants_line:
+                    self.send(sequence, protocol.dumps(reply or protocol.NoMoreLines()), self.interrupt_grace)
 
     def read_frame(self, deadline: float, limit: str) -> tuple[int, bytes]:
         sequence, size = FRAME.unpack(self.receive(FRAME.size, deadline, limit))
@@ -447,6 +502,35 @@ def process_children() -> dict[int, list[int]]:
             except (OSError, IndexError, ValueError):
                 pass
     return children
+
+
+def reset_high_water_mark(pid: int) -> int | None:
+    """Reset `pid`'s peak resident memory (VmHWM) to what it holds now, and return that (bytes); None
+    where the grader may not (another user's process without the right to) or the process is gone."""
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return None
+    return process_memory(pid).get("VmRSS")
+
+
+def high_water_mark(pid: int) -> int | None:
+    """`pid`'s peak resident memory (bytes) since it started or since its mark was reset."""
+    return process_memory(pid).get("VmHWM")
+
+
+def process_memory(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM of `pid` (bytes), as /proc shows them; {} when it is gone."""
+    found = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM") and value.split() and value.split()[0].isdigit():
+                found[key] = int(value.split()[0]) * 1024
+    except OSError:
+        pass
+    return found
 
 
 def process_cpu_clock(pid: int) -> int | None:

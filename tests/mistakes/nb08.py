@@ -5,7 +5,7 @@ from . import Alternative, Mistake, edited
 NB08 = "08_shipping_tokenizer"
 
 
-# The notebook's encode_iterable with specials and surrogates; the mistakes and alternatives below
+# The notebook's encode_iterable with specials (step 3в); the mistakes and alternatives below
 # change one thing in it (each edit names the text it replaces, so a change of the base is noticed)
 _STREAM = """
 def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
@@ -17,9 +17,6 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
     reach = len(longest_first[0]) if longest_first else 0
     guard = max((len(token) for token in forbidden), default=1) - 1
     cache = {}
-
-    def fix_surrogates(text):
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
     def encode_settled(text, last):
         # выдаёт id начала text, которое уже не изменится, и возвращает остальное
@@ -38,17 +35,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             yield from encode_chunk(chunk, merges, cache)
         return "".join(chunks[len(ready):]) + text[cut:]
 
-    seen, high, tail = "", "", ""
-    for line in lines:
+    seen, tail = "", ""
+    for line in fixed_lines(lines):
         seen += line                            # хвост прочитанного: запрещённый спецтокен мог начаться раньше
         for token in forbidden:
             if token in seen:
                 raise ValueError(f"в тексте встретился спецтокен {token!r}, а он не разрешён (allowed_special)")
         seen = seen[max(len(seen) - guard, 0):]
-        line = high + line
-        high = line[-1:] if "\\ud800" <= line[-1:] <= "\\udbff" else ""
-        tail = yield from encode_settled(tail + fix_surrogates(line[:len(line) - len(high)]), last=False)
-    yield from encode_settled(tail + fix_surrogates(high), last=True)
+        tail = yield from encode_settled(tail + line, last=False)
+    yield from encode_settled(tail, last=True)
 """
 
 
@@ -482,30 +477,30 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
     Mistake(
         "nb08_stream_each_line_alone",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     for line in lines:
         yield from encode_chunked(line, merges, pattern)     # a chunk may start in one line and end in the next""",
-        "test_encode_iterable",
+        "test_encode_lines",
         "не кодируйте строки по отдельности",
     ),
     Mistake(
         "nb08_stream_reads_everything_first",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     yield from encode_chunked("".join(lines), merges, pattern)      # right ids, but only after the last line""",
-        "test_encode_iterable",
+        "test_encode_lines",
         "слишком поздно",
     ),
     Mistake(
         "nb08_stream_holds_one_chunk",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     cache, tail = {}, ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
@@ -514,30 +509,30 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         tail = chunks[-1] if chunks else ""
     for chunk in pretokenize(tail, pattern):
         yield from encode_chunk(chunk, merges, cache)""",
-        "test_encode_iterable",
+        "test_encode_lines",
         "держите в буфере два последних куска",
     ),
     Mistake(
         "nb08_stream_forgets_the_tail",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     cache, tail = {}, ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
         for chunk in chunks[:-2]:
             yield from encode_chunk(chunk, merges, cache)
         tail = "".join(chunks[-2:])                          # ... and the tail is never given out""",
-        "test_encode_iterable",
+        "test_encode_lines",
         "в конце выдайте остаток",
     ),
     Mistake(
         "nb08_stream_returns_a_list",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     ids, tail = [], ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
@@ -545,15 +540,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             ids.extend(encode_chunk(chunk, merges))
         tail = "".join(chunks[-2:])
     return ids + encode_chunked(tail, merges, pattern)""",
-        "test_encode_iterable",
+        "test_encode_lines",
         "должна быть генератором",
     ),
     Mistake(
         "nb08_stream_yields_lists",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     cache, tail = {}, ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
@@ -562,15 +557,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         tail = "".join(chunks[-2:])
     for chunk in pretokenize(tail, pattern):
         yield encode_chunk(chunk, merges, cache)""",
-        "test_encode_iterable",
+        "test_encode_lines",
         "выдавайте id по одному",
     ),
     Mistake(
         "nb08_stream_keeps_all_text",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     text, done = "", 0
     for line in lines:
         text += line                                         # everything read so far, cut again every time
@@ -580,15 +575,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         done = max(done, len(chunks) - 2)
     for chunk in pretokenize(text, pattern)[done:]:
         yield from encode_chunk(chunk, merges)""",
-        "test_encode_iterable_hidden",
+        "test_encode_lines_hidden",
         "квадрат",
     ),
     Mistake(
         "nb08_stream_cuts_at_last_space",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     buffer = ""
     for line in lines:
         buffer += line
@@ -597,16 +592,16 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             yield from encode_chunked(head, merges, pattern)
             buffer = space + rest
     yield from encode_chunked(buffer, merges, pattern)""",
-        "test_encode_iterable_hidden",
+        "test_encode_lines_hidden",
         "id должны совпасть",
     ),
     Mistake(
         "nb08_stream_cache_outlives_the_table",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
 CACHE = {}                                                   # shared by every call, whatever the table
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     tail = ""
     for line in lines:
         chunks = pretokenize(tail + line, pattern)
@@ -615,7 +610,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         tail = "".join(chunks[-2:])
     for chunk in pretokenize(tail, pattern):
         yield from encode_chunk(chunk, merges, CACHE)""",
-        "test_encode_iterable_hidden",
+        "test_encode_lines_hidden",
         "id должны совпасть",
     ),
     # ---------------------------------------------------------------- save_tiktoken
@@ -901,9 +896,9 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
     Mistake(
         "nb08_stream_keeps_every_line",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     cache, tail, seen = {}, "", []
     for line in lines:
         seen.append(line)                                     # "for debugging": every line stays in memory
@@ -913,15 +908,15 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         tail = "".join(chunks[-2:])
     for chunk in pretokenize(tail, pattern):
         yield from encode_chunk(chunk, merges, cache)""",
-        "test_encode_iterable_hidden",
+        "test_encode_lines_hidden",
         "держит всё больше памяти",
     ),
     Mistake(
         "nb08_stream_cache_never_cleared",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     cache, tail = {}, ""
     def ids_of(chunk):
         if chunk not in cache:
@@ -934,16 +929,16 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         tail = "".join(chunks[-2:])
     for chunk in pretokenize(tail, pattern):
         yield from ids_of(chunk)""",
-        "test_encode_iterable_hidden",
+        "test_encode_lines_hidden",
         "не заводите свой кэш без предела",
     ),
     Mistake(
         "nb08_stream_keeps_lines_restarts_tracemalloc",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
 import tracemalloc
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     cache, tail, seen = {}, "", []
     for line in lines:
         seen.append(line)
@@ -956,16 +951,16 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         tail = "".join(chunks[-2:])
     for chunk in pretokenize(tail, pattern):
         yield from encode_chunk(chunk, merges, cache)""",
-        "test_encode_iterable_hidden",
-        "измерить не удалось",
+        "test_encode_lines_hidden",
+        "держит всё больше памяти",
     ),
     Mistake(
         "nb08_stream_keeps_lines_fakes_tracemalloc",
         NB08,
-        "encode_iterable",
+        "encode_lines",
         """
 import tracemalloc
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     saved = tracemalloc.get_traced_memory, tracemalloc.reset_peak
     tracemalloc.get_traced_memory = lambda: (0, 0)            # an attack: the module's functions lie
     try:
@@ -981,7 +976,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
             yield from encode_chunk(chunk, merges, cache)
     finally:
         tracemalloc.get_traced_memory = saved[0]""",
-        "test_encode_iterable_hidden",
+        "test_encode_lines_hidden",
         "держит всё больше памяти",
     ),
     # ---------------------------------------------------------------- issue 20: encode_iterable with specials
@@ -1008,28 +1003,75 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
     Mistake(
         "nb08_stream_lone_surrogate_raises",
         NB08,
-        "encode_iterable",
-        _stream(
+        "fixed_lines",
+        edited(
+            NB08,
+            "fixed_lines",
             (
-                'return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")',
-                "return text                             # the file was opened as UTF-8, surely",
-            )
+                'yield line[:len(line) - len(high)].encode("utf-16", "surrogatepass").decode("utf-16", "replace")',
+                "yield line[:len(line) - len(high)]             # the file was opened as UTF-8, surely",
+            ),
         ),
-        "test_encode_iterable",
-        "суррогаты — как в encode",
+        "test_fixed_lines",
+        "одиночный суррогат становится U+FFFD",
     ),
     Mistake(
         "nb08_stream_surrogate_pair_split",
         NB08,
-        "encode_iterable",
-        _stream(
+        "fixed_lines",
+        edited(
+            NB08,
+            "fixed_lines",
             (
-                'high = line[-1:] if "\\ud800" <= line[-1:] <= "\\udbff" else ""',
+                'high = line[-1:] if "\\ud800" <= line[-1:] <= "\\udbff" else ""     # его пара может прийти следующей строкой',
                 'high = ""                              # each line fixed on its own: a pair cut in two is two �',
-            )
+            ),
         ),
-        "test_encode_iterable",
-        "суррогаты — как в encode",
+        "test_fixed_lines",
+        "первую половину пары",
+    ),
+    Mistake(
+        "nb08_stream_held_surrogate_forgotten",
+        NB08,
+        "fixed_lines",
+        edited(
+            NB08,
+            "fixed_lines",
+            (
+                '    if high:\n        yield high.encode("utf-16", "surrogatepass").decode("utf-16", "replace")',
+                "    pass                                    # the half held back is never given out",
+            ),
+        ),
+        "test_fixed_lines",
+        "одиночный суррогат становится U+FFFD",
+    ),
+    Mistake(
+        "nb08_stream_surrogate_held_over_one_line_only",
+        NB08,
+        "fixed_lines",
+        """
+def fixed_lines(lines):
+    high = ""
+    for line in lines:
+        held = line[-1:] if "\\ud800" <= line[-1:] <= "\\udbff" else ""    # looks at the new line only
+        line = high + line
+        yield line[:len(line) - len(held)].encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        high = held
+    if high:
+        yield high.encode("utf-16", "surrogatepass").decode("utf-16", "replace")""",
+        "test_fixed_lines_hidden",
+        "даже если следующая строка пустая",
+    ),
+    Mistake(
+        "nb08_stream_surrogates_fixed_at_the_end",
+        NB08,
+        "fixed_lines",
+        """
+def fixed_lines(lines):
+    text = "".join(lines)                                     # right text, but only after the last line
+    yield text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")""",
+        "test_fixed_lines",
+        "Выдавайте строку сразу",
     ),
     Mistake(
         "nb08_stream_disallowed_special_encoded",
@@ -1051,6 +1093,29 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         _stream(("if token in seen:", "if token in line:                # a special cut between two lines is missed")),
         "test_encode_iterable",
         "ищите запрещённые в строке вместе с концом прочитанного текста",
+    ),
+    Mistake(
+        "nb08_stream_disallowed_raised_at_the_end",
+        NB08,
+        "encode_iterable",
+        _stream(
+            (
+                '    seen, tail = "", ""\n',
+                '    seen, tail, found = "", "", []\n',
+            ),
+            (
+                '                raise ValueError(f"в тексте встретился спецтокен {token!r}, а он не разрешён (allowed_special)")',
+                "                found.append(token)             # said once the whole input is read",
+            ),
+            (
+                "    yield from encode_settled(tail, last=True)",
+                "    if found:\n"
+                '        raise ValueError(f"в тексте встретился спецтокен {found[0]!r}, а он не разрешён (allowed_special)")\n'
+                "    yield from encode_settled(tail, last=True)",
+            ),
+        ),
+        "test_encode_iterable",
+        "бросайте ошибку сразу",
     ),
     Mistake(
         "nb08_stream_guard_keeps_all_read",
@@ -1278,6 +1343,39 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
             for chunk in pretokenize(piece, pattern):
                 ids.extend(encode_chunk(chunk, merges, cache))
     return ids""",
+    ),
+    Alternative(
+        "nb08_stream_lines_held_as_a_list",
+        NB08,
+        "encode_lines",
+        """
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
+    cache, held = {}, []
+    for line in lines:
+        chunks = pretokenize("".join(held) + line, pattern)
+        ready, held = chunks[:max(len(chunks) - 2, 0)], chunks[max(len(chunks) - 2, 0):]
+        for chunk in ready:
+            for token_id in encode_chunk(chunk, merges, cache):
+                yield token_id
+    for chunk in pretokenize("".join(held), pattern):
+        for token_id in encode_chunk(chunk, merges, cache):
+            yield token_id""",
+    ),
+    Alternative(
+        "nb08_stream_fixed_lines_by_code_point",
+        NB08,
+        "fixed_lines",
+        """
+def fixed_lines(lines):
+    pending = ""
+    for line in lines:
+        text, pending = pending + line, ""
+        if text and 0xD800 <= ord(text[-1]) <= 0xDBFF:        # the first half of a pair waits for the next line
+            text, pending = text[:-1], text[-1]
+        yield text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if pending:
+        yield "\\N{REPLACEMENT CHARACTER}"
+""",
     ),
     Alternative(
         "nb08_stream_buffer_of_chunks",

@@ -1,0 +1,206 @@
+"""Attacks on what 08's streaming tests measure (issue 29 item 2): when a generator's ids come out and how
+much memory it holds. The grader hands over the lines itself, one at a time (`protocol.Stream`), so it
+knows how many lines it had given when each id arrived, and reads the sandbox's memory from outside
+(its cgroup's peak, the processes' high-water marks, the resident memory it samples at every line).
+Each attack is graded in a real sandbox against the same code without the attack: it must score no
+more than that honest figure; an honest streaming solution keeps full marks."""
+
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from autograder.course.course import CourseNotebook
+from autograder.course.simulate import submission, write
+from autograder.notebook.pipeline import NotebookGrader
+from autograder.wall import protocol
+from autograder.wall.remote import Remote
+from autograder.wall.sandbox import Sandbox
+from autograder.wall.session import KernelSession
+
+NB = "08_shipping_tokenizer"
+STREAM_TESTS = [
+    "test_encode_lines",
+    "test_encode_lines_hidden",
+    "test_fixed_lines",
+    "test_fixed_lines_hidden",
+    "test_encode_iterable",
+    "test_encode_iterable_hidden",
+]
+
+
+def stream_scores(replace: dict, cgroups: str = "auto") -> dict:
+    """{test: score} of 08's streaming tests for the solved notebook with `replace`d cells, graded in a sandbox."""
+    course = CourseNotebook.load(NB)
+    course.tests = {name: course.tests[name] for name in STREAM_TESTS}
+    with tempfile.TemporaryDirectory(prefix="bpe-stream-") as tmp:
+        path = write(submission(NB, solved=True, replace=replace), Path(tmp) / f"{NB}.ipynb")
+        graded = NotebookGrader(run_only_needed=True).grade(
+            course, path, lambda: KernelSession(Sandbox(cgroups=cgroups))
+        )
+    result = asdict(graded.result)
+    assert result["status"] == "graded", result["message"]
+    return {t["name"]: t["score"] for t in result["tests"]}
+
+
+# not streaming: the whole input is read before the first id
+NON_STREAMING = {
+    "encode_lines": "def encode_lines(lines, merges, pattern=GPT2_PATTERN):\n"
+    '    yield from encode_chunked("".join(lines), merges, pattern)',
+    "encode_iterable": "def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, "
+    "allowed_special=()):\n"
+    '    yield from encode("".join(lines), merges, pattern, special_tokens, allowed_special)',
+}
+
+# the attack of the issue: the in-kernel measuring helpers replaced through the agent's module, so that
+# every timeline says "the first line" and every memory figure says 0 (they measured inside the kernel)
+FAKED_HELPERS = """
+import sys
+_agent = sys.modules.get("_bpe_" + "agent")
+if _agent is not None:
+    def _timeline(fn, items, *args):
+        return [(1, piece) for piece in fn(iter(items), *args)]
+    def _steps(fn, items, *args):
+        return [(1, piece) for piece in fn(iter(items), *args)], 1, None
+    def _memory(fn, sizes, *args):
+        return [0] * len(sizes)
+    _agent.agent.helpers.update(timeline=_timeline, stream_steps=_steps, stream_memory=_memory)
+"""
+
+# the new machinery patched instead: every line is taken before the function is called, and the items are
+# sent in frames of their own before the answer (they still arrive after the lines they needed)
+PATCHED_STREAM = """
+import sys
+_agent = sys.modules.get("_bpe_" + "agent")
+if _agent is not None:
+    _protocol = sys.modules["_bpe_protocol"]
+    def _op_stream(self, request):
+        lines = []
+        while True:
+            line = self.next_line()
+            if line is None:
+                break
+            lines.append(line)
+        args = [lines if isinstance(a, _protocol.Lines) else self.argument(a) for a in request.args]
+        items = [self.wire.encode(i) for i in self.namespace[request.name](*args)]
+        for item in items:
+            self.exchange(_protocol.Yielded(items=[item], wants_line=False))
+        return _protocol.Items(items=[], end=_protocol.Stop())
+    _agent.Agent.op_stream = _op_stream
+"""
+
+# streams its ids on time but keeps every line it read (its memory grows with the input) ...
+KEEPS_LINES = """
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
+    cache, tail, seen = {}, "", []
+    for line in lines:
+        seen.append(line)
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            yield from encode_chunk(chunk, merges, cache)
+        tail = "".join(chunks[-2:])
+    seen.clear()
+    for chunk in pretokenize(tail, pattern):
+        yield from encode_chunk(chunk, merges, cache)
+"""
+
+# ... and hides it: a thread of the kernel resets the process's own high-water mark all the time, and the
+# lines are let go before the end, so the mark the grader reads at the end shows little
+HIDES_ITS_PEAK = """
+import threading, time
+def _reset_forever():
+    while True:
+        try:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+        except OSError:
+            return
+        time.sleep(0.0005)
+threading.Thread(target=_reset_forever, daemon=True).start()
+"""
+
+
+@pytest.fixture(scope="module")
+def honest():
+    return stream_scores({})
+
+
+@pytest.fixture(scope="module")
+def non_streaming():
+    return stream_scores(NON_STREAMING)
+
+
+def test_an_honest_streaming_solution_keeps_full_marks(honest):
+    course = CourseNotebook.load(NB)
+    assert honest == {name: course.tests[name].points for name in STREAM_TESTS}
+
+
+def test_without_cgroups_an_honest_streaming_solution_keeps_full_marks(honest):
+    assert stream_scores({}, cgroups="off") == honest
+
+
+def test_a_solution_that_reads_everything_first_loses_the_streaming_points(non_streaming, honest):
+    assert non_streaming["test_encode_lines"] < honest["test_encode_lines"]
+    assert non_streaming["test_encode_iterable"] < honest["test_encode_iterable"]
+
+
+@pytest.mark.parametrize("attack", [FAKED_HELPERS, PATCHED_STREAM], ids=["faked_helpers", "patched_stream"])
+def test_a_non_streaming_solution_with_the_kernels_measures_faked_scores_no_more_than_its_honest_figure(
+    attack, non_streaming
+):
+    # 30/30 before (honest figure 23/30): timeline and stream_memory ran in the kernel and said what it said
+    faked = stream_scores({**NON_STREAMING, "encode_lines": attack + NON_STREAMING["encode_lines"]})
+    assert all(faked[name] <= non_streaming[name] for name in STREAM_TESTS), (faked, non_streaming)
+
+
+@pytest.mark.parametrize("cgroups", ["auto", "off"])
+def test_memory_kept_and_hidden_from_the_processs_own_high_water_mark_still_counts(cgroups, honest):
+    kept = stream_scores({"encode_lines": KEEPS_LINES}, cgroups=cgroups)
+    assert kept["test_encode_lines_hidden"] < honest["test_encode_lines_hidden"]
+    hidden = stream_scores({"encode_lines": HIDES_ITS_PEAK + KEEPS_LINES}, cgroups=cgroups)
+    assert all(hidden[name] <= kept[name] for name in STREAM_TESTS), (hidden, kept)
+
+
+def test_the_grader_counts_the_lines_it_handed_over_not_what_the_kernel_claims():
+    # a generator that takes every line before its first item, however its frames are sent
+    from bpe_course import checks
+
+    with KernelSession(Sandbox()) as session:
+        assert session.run_cell("def f(lines):\n    lines = list(lines)\n    yield from lines").error is None
+        f = Remote(session).bind({"f"})["f"]
+        pieces, taken, error = checks.stream_steps(f, ["a", "b", "c"])
+        assert pieces == [(3, "a"), (3, "b"), (3, "c")] and taken == 3 and error is None
+        assert session.run_cell(PATCHED_STREAM).error is None  # the agent itself patched: the same figures
+        assert checks.stream_steps(f, ["a", "b", "c"]) == (pieces, 3, None)
+
+
+def test_a_yielded_frame_outside_a_stream_is_no_answer():
+    # forged mid-request frames: a call's answer must be of its own kind
+    from bpe_course import checks
+
+    with KernelSession(Sandbox()) as session:
+        seq = session.sequence + 3  # this cell, the description of f, then the call
+        code = (
+            "import json, os, struct\n"
+            "def f():\n"
+            f"    data = json.dumps({protocol.Yielded(items=[1]).to_wire()!r}).encode()\n"
+            f"    os.write({session.agent_fd}, struct.pack('>II', {seq}, len(data)) + data)\n"
+            "    return 5"
+        )
+        assert session.run_cell(code).error is None
+        with pytest.raises(checks.CheckFailed, match="не дало ответа"):
+            Remote(session).bind({"f"})["f"]()
+
+
+def test_a_generator_that_never_ends_is_stopped_in_the_kernel_and_the_session_goes_on():
+    # it never asks for a line: its items still come in bounded frames, and the agent stops it past the grader's limit
+    from bpe_course import checks
+
+    with KernelSession(Sandbox()) as session:
+        assert session.run_cell("def f(lines):\n    while True:\n        yield 1").error is None
+        f = Remote(session, max_generator_items=20_000).bind({"f"})["f"]
+        with pytest.raises(checks.CheckFailed, match="больше 20000 значений"):
+            checks.stream_steps(f, ["a"])
+        assert session.run_cell("x = 1").error is None
+        assert Remote(session).bind({"x"}) == {"x": 1}
