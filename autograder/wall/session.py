@@ -90,8 +90,9 @@ class KernelSession(LoggingConfigurable):
         32 * 2**20,
         help="The grader's ceiling per notebook on what its sandbox sends: the bytes of all its "
         "frames together (answers and cells' outputs; a solved notebook of the course sends at most "
-        "2.1 MB). Past it the sandbox is stopped, and what is left of the notebook fails saying why: "
-        "so decoding, parsing and storing one notebook's answers costs the grader at most this many "
+        "6.2 MB, 08 with its lines handed over one by one). Past it the sandbox is stopped, and what "
+        "is left of the notebook fails saying why: so decoding, parsing and storing one notebook's "
+        "answers costs the grader at most this many "
         "bytes received (and, at the grader's worst rate, about 10 CPU-s on a 2020 core).",
     ).tag(config=True)
 
@@ -399,7 +400,7 @@ class KernelSession(LoggingConfigurable):
         if self.received > self.max_notebook_bytes:  # counted before it is read: the ceiling is never passed
             self.kill(
                 f"ядро Python прислало проверке больше {self.max_notebook_bytes / 2**20:g} МиБ ответов и вывода "
-                "за блокнот (решённый блокнот курса присылает меньше 3 МиБ) и было остановлено"
+                "за блокнот (решённый блокнот курса присылает меньше 7 МиБ) и было остановлено"
             )
             raise KernelDied(self.dead)
         return sequence, self.receive(size, deadline, limit)
