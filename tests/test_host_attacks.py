@@ -441,3 +441,54 @@ def test_a_notebook_flooding_every_cell_with_output_is_kept_for_formgrader_cut_a
     assert files[0].read_text(encoding="utf-8") == text and os.path.samefile(*files)
     assert all((f.parent / "timestamp.txt").read_text() == "2026-12-03 10:00:00" for f in files)
     assert sorted(p.name for p in files[0].parent.iterdir()) == ["01_hand_example.ipynb", "timestamp.txt"]
+
+
+FLOOD_EVERY_ANSWER = """
+import os, sys
+_host, _protocol = sys.modules["_bpe_" + "host"], sys.modules["_bpe_" + "protocol"]
+_body = b'{"kind":"value","value":{"L":[' + b",".join([b'{"S":[]}'] * (4 * 2**20 // 9 - 10)) + b"]}}"
+_real = _host.Channel.send
+def _send(self, sequence, message):
+    if not isinstance(message, _protocol.Message):
+        return _real(self, sequence, message)
+    view = memoryview(_host.FRAME.pack(sequence, len(_body)) + _body)
+    while view:
+        view = view[os.write(self.fd, view):]
+_host.Channel.send = _send
+"""
+
+
+def test_a_notebook_whose_kernel_floods_every_answer_is_graded_keeping_its_honest_tests(tmp_path):
+    # from its last solution cell on, every answer of the kernel is a frame at the cap: the tests before keep their
+    # points, the rest fail saying why, the notebook is graded (not an error to retry), at a bounded cost
+    import time
+
+    from autograder.course.course import CourseNotebook
+    from autograder.course.simulate import solution_sources, submission, write
+    from autograder.notebook.pipeline import NotebookGrader
+
+    solved = solution_sources("01_hand_example")["learn_merges"]
+    flooding = submission("01_hand_example", replace={"learn_merges": solved + "\n" + FLOOD_EVERY_ANSWER})
+    path = write(flooding, tmp_path / "01.ipynb")
+    started = time.process_time()
+    graded = NotebookGrader().grade(
+        CourseNotebook.load("01_hand_example"), path, lambda: KernelSession(Sandbox(), cell_timeout=60)
+    )
+    spent = time.process_time() - started
+    result = graded.result
+    scores = {t.name: (t.score, t.message) for t in result.tests}
+    assert result.status == "graded" and result.score == 11, scores  # quizzes, count_pairs and merge_pair
+    for name in ("test_learn_merges", "test_learn_merges_hidden"):
+        score, message = scores[name]
+        assert score == 0 and ("ядро" in message or "МиБ" in message), scores
+    assert spent < 30, (spent, scores)  # the honest part takes about a second
+
+
+def test_output_frames_count_against_the_notebooks_ceiling_too():
+    # frames dropped unparsed once a cell's output is cut still cost the grader their reading: they count
+    from autograder.wall.session import KernelDied
+
+    with KernelSession(Sandbox(), cell_timeout=30, max_notebook_bytes=2**21) as session:
+        with pytest.raises(KernelDied, match="МиБ ответов и вывода за блокнот"):
+            session.run_cell(f"FD, SEQ = {session.agent_fd}, {session.sequence + 1}\n" + POUR)
+        assert session.received <= 2**21 and session.process.poll() is not None

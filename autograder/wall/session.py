@@ -396,13 +396,13 @@ class KernelSession(LoggingConfigurable):
                 f"{self.max_answer_chars}) и было остановлено"
             )
             raise KernelDied(self.dead)
-        self.received += FRAME.size + size
-        if self.received > self.max_notebook_bytes:  # counted before it is read: the ceiling is never passed
+        if self.received + FRAME.size + size > self.max_notebook_bytes:  # before it is read: never passed
             self.kill(
                 f"ядро Python прислало проверке больше {self.max_notebook_bytes / 2**20:g} МиБ ответов и вывода "
                 "за блокнот (решённый блокнот курса присылает меньше 7 МиБ) и было остановлено"
             )
             raise KernelDied(self.dead)
+        self.received += FRAME.size + size
         return sequence, self.receive(size, deadline, limit)
 
     def receive(self, size: int, deadline: float, limit: str) -> bytes:
