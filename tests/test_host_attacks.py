@@ -492,3 +492,15 @@ def test_output_frames_count_against_the_notebooks_ceiling_too():
         with pytest.raises(KernelDied, match="МиБ ответов и вывода за блокнот"):
             session.run_cell(f"FD, SEQ = {session.agent_fd}, {session.sequence + 1}\n" + POUR)
         assert session.received <= 2**21 and session.process.poll() is not None
+
+
+def test_the_run_says_at_its_start_when_speed_is_not_graded_automatically(capsys):
+    from traitlets.config import Config
+
+    from autograder.classroom.workflow import warn_about_sandbox
+
+    config = Config()
+    config.Sandbox.cgroups = "off"
+    warn_about_sandbox(config)
+    said = "speed is NOT graded automatically" in capsys.readouterr().out
+    assert said == (not (may_raise_limits() and Sandbox().resolved_mode() == "bwrap"))

@@ -154,15 +154,15 @@ def warn_about_sandbox(config) -> None:
             "Each kernel process keeps its own memory, CPU-time and process limits, but a notebook's forked",
             "processes together (and its shared memory) may use more than Sandbox.memory_bytes, and its",
             "processes compete for the CPU with the other notebooks' (docs/grading.md).",
-            *(
-                []
-                if may_raise_limits()
-                else [
-                    "Speed is NOT graded automatically: without a cgroup or CAP_SYS_RESOURCE the grader cannot stop a",
-                    "timed call's work from hiding in processes it never sees, so every speed check fails with a",
-                    "note and the notebook is listed For review (give the grader cgroups, or CAP_SYS_RESOURCE).",
-                ]
-            ),
+            "",
+        )
+    no_cgroup = sandbox.cgroups == "off" or why is not None
+    provable = may_raise_limits() and sandbox.resolved_mode() == "bwrap"
+    if no_cgroup and sandbox.resolved_mode() != "off" and not provable:
+        say(
+            "WARNING: speed is NOT graded automatically in this mode. Without a cgroup, only bubblewrap and",
+            "CAP_SYS_RESOURCE let the grader keep a timed call's work from hiding in processes it never sees;",
+            "here every speed check fails saying so, and the notebook is listed For review (docs/grading.md).",
             "",
         )
 

@@ -322,6 +322,8 @@ class KernelSession(LoggingConfigurable):
                 why.append("ограничить процессы песочницы не удалось")
             if real_uid(self.host_pid) in (0, None):  # RLIMIT_NPROC does not bind root (mode=limits as root)
                 why.append("ядро работает от root, и запретить ему новые процессы нельзя")
+            if self.sandbox.resolved_mode() != "bwrap":  # no pid namespace: an orphan made earlier left the tree
+                why.append("без bubblewrap процесс, отделившийся от ядра раньше, работает вне того, что видит проверка")
             yield why
             if self.sandbox_processes() != before:  # looked at before the limits go back
                 why.append(
