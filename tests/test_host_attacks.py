@@ -504,3 +504,47 @@ def test_the_run_says_at_its_start_when_speed_is_not_graded_automatically(capsys
     warn_about_sandbox(config)
     said = "speed is NOT graded automatically" in capsys.readouterr().out
     assert said == (not (may_raise_limits() and Sandbox().resolved_mode() == "bwrap"))
+
+
+# -- the course's solution is timed in the grader: the sandbox can only try to crowd it out -----------
+SPINS_WHILE_NOT_TIMED = """
+import mmap, os, time
+_inside = mmap.mmap(-1, 1)                        # shared with the child: anonymous shared memory
+
+if os.fork() == 0:
+    while True:                                   # burns a CPU whenever train_fast is not running:
+        if _inside[0]:                            # while the grader times the course's solution
+            time.sleep(0.0005)
+        else:
+            sum(range(10_000))
+
+def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
+    _inside[0] = 1
+    try:
+        return train_chunked(text, vocab_size, pattern)    # the slow, step-by-step training
+    finally:
+        _inside[0] = 0"""
+
+
+def test_work_done_between_the_timed_calls_does_not_make_a_slow_train_fast_pass():
+    # the student's figure is the sandbox's CPU during its own call; the course's is the grader's own
+    # thread time, in another process the sandbox cannot reach: crowding the machine in between changes
+    # the course's figure by far less than the ratio a slow solution is over the limit
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from autograder.course.course import CourseNotebook
+    from autograder.course.simulate import submission, write
+    from autograder.notebook.pipeline import NotebookGrader
+
+    course = CourseNotebook.load("07_fast_bpe")
+    names = list(course.tests)
+    course.tests = {name: course.tests[name] for name in names[: names.index("test_train_fast_hidden") + 1]}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write(submission("07_fast_bpe", replace={"train_fast": SPINS_WHILE_NOT_TIMED}), Path(tmp) / "07.ipynb")
+        result = NotebookGrader().grade(course, path, lambda: KernelSession(Sandbox())).result
+    failed = {t.name: t.message for t in result.tests if t.score < t.max_score}
+    assert result.status == "graded", result.message
+    assert set(failed) == {"test_train_fast_hidden"} and "обучение не пошаговое" in failed["test_train_fast_hidden"]
