@@ -548,3 +548,20 @@ def test_work_done_between_the_timed_calls_does_not_make_a_slow_train_fast_pass(
     failed = {t.name: t.message for t in result.tests if t.score < t.max_score}
     assert result.status == "graded", result.message
     assert set(failed) == {"test_train_fast_hidden"} and "обучение не пошаговое" in failed["test_train_fast_hidden"]
+
+
+def test_without_cgroups_a_solved_07_is_graded_and_a_speed_it_cannot_prove_is_left_to_the_instructor(tmp_path):
+    from autograder.course.course import CourseNotebook
+    from autograder.course.simulate import submission, write
+    from autograder.notebook.pipeline import NotebookGrader
+
+    path = write(submission("07_fast_bpe"), tmp_path / "07.ipynb")
+    session = lambda: KernelSession(Sandbox(cgroups="off"))  # noqa: E731
+    result = NotebookGrader().grade(CourseNotebook.load("07_fast_bpe"), path, session).result
+    failed = {t.name: t.message for t in result.tests if t.score < t.max_score}
+    assert result.status == "graded"
+    if may_raise_limits() and Sandbox().resolved_mode() == "bwrap":
+        assert not failed and not result.review, (failed, result.review)
+        return
+    assert failed and all("скорость оценивает преподаватель" in m and "с ошибкой" not in m for m in failed.values())
+    assert result.review and all("не засчитано" in line for line in result.review), result.review

@@ -186,7 +186,7 @@ class Remote:
                 answer = self.ask(request, seconds)
                 used = self.session.cpu_clock() - start
             if unprovable is not None and refused_a_process(answer):
-                raise checks.CheckFailed(
+                raise checks.NotMeasured(
                     f"{name} завершилась с ошибкой {answer.type}: {answer.message[:300]}. Без cgroups, пока "
                     "проверка замеряет время вызова, новые процессы и потоки в песочнице запрещены: их "
                     "работу она не может измерить"
@@ -195,7 +195,7 @@ class Remote:
                 note = f"время {name} не засчитано: {unprovable[0]}"
                 if note not in self.review:
                     self.review.append(note)
-                raise checks.CheckFailed(
+                raise checks.NotMeasured(
                     f"время вызова {name} не удалось доказать ({unprovable[0]}); в этом режиме проверки "
                     "скорость оценивает преподаватель"
                 )
