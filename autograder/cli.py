@@ -1,4 +1,5 @@
 """python -m autograder release | bundle | grade | merge | similarity | check | demo | serve | export | worker
+| settings
 
 Exit codes: 0 done (check: every test passed); 1 done, but some submissions could not be
 graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 the course itself
@@ -286,6 +287,20 @@ def cmd_bundle(args) -> int:
     return OK
 
 
+def cmd_settings(args) -> int:
+    """Every setting of the grading classes: its effective value (nbgrader_config.py over the
+    traitlet's default), whether the config changes it, and its help."""
+    from .classroom.settings import grading_classes, setting
+
+    config = load_config({})
+    for cls in grading_classes():
+        for name, trait in sorted(cls.class_traits(config=True).items()):
+            value = setting(config, cls, name)
+            changed = "" if value == trait.default() else f"  (default {trait.default()!r})"
+            say(f"{cls.__name__}.{name} = {value!r}{changed}\n    {trait.help}")
+    return OK
+
+
 def cmd_demo(args) -> int:
     from .course.demo import build_demo_class
 
@@ -389,9 +404,8 @@ def serve_parser(sub) -> None:
     s.add_argument(
         "--lease",
         type=float,
-        default=60,
         metavar="SECONDS",
-        help="a job whose worker has not been heard from for this long is queued again (default 60)",
+        help="a job whose worker has not been heard from for this long is queued again (default: server.queue.LEASE)",
     )
     s.add_argument("--assignment", default="", help="the Canvas gradebook column for the download button")
     s.add_argument(
@@ -451,14 +465,16 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run student code in a plain kernel, without walls or limits (only for trusted notebooks)",
     )
-    g.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config.py)")
     g.add_argument(
-        "--notebook-timeout", type=int, help="seconds a whole notebook may run (default: nbgrader_config.py)"
+        "--cell-timeout", type=int, help="seconds a cell may run (default: KernelSession.cell_timeout, see `settings`)"
+    )
+    g.add_argument(
+        "--notebook-timeout", type=int, help="seconds a notebook may run (default: NotebookGrader.notebook_timeout)"
     )
     g.add_argument(
         "--call-seconds",
         type=float,
-        help="CPU seconds a test's call of a student's function may take (default: nbgrader_config.py)",
+        help="CPU seconds a test's call of a student's function may take (default: Evaluator.call_seconds)",
     )
     g.set_defaults(run=cmd_grade)
     m = sub.add_parser("merge", help="combine the output folders of shard runs")
@@ -533,6 +549,8 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default="demo-output")
     d.add_argument("--jobs", type=int, default=default_jobs())
     d.set_defaults(run=cmd_demo)
+    t = sub.add_parser("settings", help="the grader's settings: effective values (nbgrader_config.py), defaults, help")
+    t.set_defaults(run=cmd_settings)
     serve_parser(sub)
     export_parser(sub)
     worker_parser(sub)

@@ -27,19 +27,7 @@ c.GenerateFeedback.preprocessors = [
 # autograded notebooks, autograder/gradebook.py).
 c.HTMLExporter.sanitize_html = True
 
-# ---- The course grader (autograder/): every setting is a documented traitlet of its class. ------
-# Running the student's notebook (autograder/session.py): a cell that runs longer than this is
-# interrupted and the notebook goes on with the next cell.
-c.KernelSession.cell_timeout = 120
-c.KernelSession.startup_timeout = 180  # a sandboxed kernel on a busy machine can take a while to start
-# The whole notebook (autograder/pipeline.py): the cells and tests left after this are not run.
-c.NotebookGrader.notebook_timeout = 600
-c.NotebookGrader.run_only_needed = True  # skip demonstrations the graded checks do not depend on
-# Calls the checks make into the student's kernel (autograder/evaluate.py): CPU seconds per call
-# unless the check says otherwise (run(..., seconds=...)).
-c.Evaluator.call_seconds = 10
-# The walls (autograder/sandbox.py): bubblewrap where it works, else resource limits only.
-c.Sandbox.mode = "auto"
-c.Sandbox.memory_bytes = 4 * 2**30
-c.Sandbox.cpu_seconds = 900
-c.Sandbox.processes = 128
+# ---- The course grader (autograder/): every setting is a documented traitlet of its class -------
+# (KernelSession, NotebookGrader, Evaluator, Sandbox), whose default is written there once and only
+# there. Set here only what differs for this course, e.g. `c.KernelSession.cell_timeout = 300`;
+# `python -m autograder settings` lists every setting with its effective value and its help.

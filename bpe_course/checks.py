@@ -129,8 +129,8 @@ def check(condition: bool, message: str) -> None:
         raise CheckFailed(message)
 
 
-class _TookTooLong(Exception):
-    pass
+class _Alarm(Exception):
+    """The signal of `_time_limit` went off: `_calling` turns it into the TookTooLong a check sees."""
 
 
 @contextmanager
@@ -146,7 +146,7 @@ def _time_limit(seconds: float, cpu: bool = False):
         return
 
     def interrupt(signum, frame):
-        raise _TookTooLong
+        raise _Alarm
 
     timer, signum = (signal.ITIMER_PROF, signal.SIGPROF) if cpu else (signal.ITIMER_REAL, signal.SIGALRM)
     previous = signal.signal(signum, interrupt)
@@ -176,7 +176,7 @@ def _calling(call: str, hint: str, seconds: float | None, cpu: bool = False):
             yield
     except (NotImplementedError, TookTooLong, NotMeasured):
         raise
-    except _TookTooLong:
+    except _Alarm:
         raise TookTooLong(call.split("(", 1)[0], seconds or DEFAULT_SECONDS, wall=not cpu) from None
     except Exception as e:
         raise CheckFailed(f"{call} завершилась с ошибкой {type(e).__name__}: {e}" + suffix) from None

@@ -6,6 +6,7 @@ import resource
 import sys
 import time
 
+from autograder.notebook.evaluate import Evaluator
 from autograder.wall.remote import KernelGone, Remote
 from autograder.wall.sandbox import Sandbox
 from autograder.wall.session import KernelSession
@@ -33,7 +34,7 @@ def rss():
 
 with KernelSession(Sandbox()) as session:
     assert session.run_cell("def f(x):\n    return x + 1").error is None
-    remote = Remote(session)
+    remote = Remote(session, **Evaluator().limits())
     f = remote.bind({"f"})["f"]
     assert f(1) == 2
     cpu, memory, received = time.process_time(), rss(), session.received

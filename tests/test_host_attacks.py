@@ -6,10 +6,10 @@ import json
 
 import nbformat
 import pytest
+from local_session import remote_of
 
 from autograder.classroom.gradebook import review_notebook
 from autograder.wall.cell_outputs import LimitedOutputs
-from autograder.wall.remote import Remote
 from autograder.wall.sandbox import Sandbox
 from autograder.wall.session import KernelSession, may_raise_limits
 
@@ -57,7 +57,7 @@ def outcome(session, code, n=5_000_000):
     run = session.run_cell(code)
     assert run.error is None, run.error
     try:
-        ((result, seconds),) = Remote(session).bind({"busy"})["busy"].timed_calls([[n]])
+        ((result, seconds),) = remote_of(session).bind({"busy"})["busy"].timed_calls([[n]])
     except checks.CheckFailed as e:
         return None, str(e)
     assert result == sum(i * i for i in range(n))
@@ -96,7 +96,7 @@ def test_without_cgroups_or_cap_sys_resource_speed_is_never_claimed(monkeypatch)
 
     with KernelSession(Sandbox(cgroups="off")) as session:
         monkeypatch.setattr(session_module, "may_raise_limits", lambda: False)
-        remote = Remote(session)
+        remote = remote_of(session)
         assert session.run_cell("def busy(n):\n    return sum(i * i for i in range(n))").error is None
         from bpe_course import checks
 
@@ -239,7 +239,7 @@ def test_answers_nested_as_deep_as_json_parses_fail_the_check_and_raise_nothing_
 
     for depth in range(sys.getrecursionlimit() - 150, sys.getrecursionlimit() + 5):
         deep = "[" * depth + "]" * depth
-        remote = Remote(Forged(template % ((deep,) * template.count("%s"))))
+        remote = remote_of(Forged(template % ((deep,) * template.count("%s"))))
         try:
             if "names" in template:
                 remote.bind({"f"})
@@ -374,7 +374,7 @@ def test_a_timed_call_that_returns_a_generator_is_refused_its_work_would_come_af
     with KernelSession(Sandbox()) as session:
         assert session.run_cell("def busy(n):\n    yield sum(i * i for i in range(n))").error is None
         with pytest.raises(checks.CheckFailed, match="генератор"):
-            Remote(session).bind({"busy"})["busy"].timed_calls([[5_000_000]])
+            remote_of(session).bind({"busy"})["busy"].timed_calls([[5_000_000]])
 
 
 def test_a_timeout_is_the_graders_finding_not_a_name_the_student_raises_or_a_claim_it_forges():

@@ -29,3 +29,17 @@ def test_ci_runs_the_test_command_of_the_readme():
 def test_nothing_from_shared_corpora_is_needed():
     for path in [*ROOT.glob("autograder/**/*.py"), *ROOT.glob("bpe_course/*.py"), *ROOT.glob("solutions/*.ipynb")]:
         assert "../shared" not in path.read_text(encoding="utf-8"), path
+
+
+def test_test_messages_name_a_students_value_by_the_type_it_has_in_the_notebook():
+    # a value that cannot cross from the kernel arrives as a placeholder: `type(x).__name__` would show the
+    # student «Opaque»; checks.type_name gives the type the notebook has (exceptions are rebuilt, and fine)
+    import json
+
+    root = Path(__file__).resolve().parents[1]
+    for path in sorted((root / "solutions").glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code" and cell["metadata"].get("nbgrader", {}).get("grade"):
+                source = "".join(cell["source"])
+                found = re.findall(r"\{type\((\w+)\)\.__name__\}", source)
+                assert set(found) <= {"error"}, (path.name, cell["metadata"]["nbgrader"]["grade_id"], found)

@@ -6,9 +6,10 @@ import json
 import sys
 
 import pytest
+from local_session import remote_of
 
 from autograder.wall import protocol
-from autograder.wall.remote import Opaque, Remote, RemoteFunction, RemoteIterator, StudentException
+from autograder.wall.remote import Opaque, RemoteFunction, RemoteIterator, StudentException
 
 ERROR = protocol.Error(type="EmptyTokens", message="пусто \ud800", where="строка 3: x", bases=["ValueError"])
 REQUESTS = [
@@ -78,7 +79,7 @@ def test_a_stream_is_one_conversation_the_grader_counts():
 
     session = local_session.LocalSession()
     assert session.run_cell("def g(lines, k):\n    for line in lines:\n        yield from [line] * k").error is None
-    g = Remote(session).bind({"g"})["g"]
+    g = remote_of(session).bind({"g"})["g"]
     assert checks.stream_steps(g, ["a", "b"], 2) == ([(1, "a"), (1, "a"), (2, "b"), (2, "b")], 2, None)
     assert checks.stream_steps(g, [], 2) == ([], 0, None)
     assert session.run_cell("def g(lines, k):\n    yield next(iter(lines))\n    raise KeyError(k)").error is None
@@ -143,7 +144,7 @@ class Answers:
 def test_every_malformed_answer_fails_the_check_with_a_clear_message_and_nothing_else(data):
     from bpe_course import checks
 
-    remote = Remote(Answers(data))
+    remote = remote_of(Answers(data))
     for ask in (lambda: remote.bind({"f"}), lambda: remote.call("f", (), {}), lambda: remote.next_items(1, "f", 1)):
         with pytest.raises(checks.CheckFailed, match="не по протоколу"):
             result = ask()
@@ -156,16 +157,16 @@ def test_an_answer_of_the_wrong_kind_for_its_request_is_no_result():
 
     for wrong in (protocol.Ready(), protocol.Done(), protocol.Names(names={}), protocol.Stop(), protocol.CellDone()):
         with pytest.raises(checks.CheckFailed, match="не дало ответа"):
-            Remote(Answers(protocol.dumps(wrong))).call("f", (), {})
+            remote_of(Answers(protocol.dumps(wrong))).call("f", (), {})
     with pytest.raises(checks.CheckFailed, match="описание имён"):
-        Remote(Answers(protocol.dumps(protocol.Value(value=1)))).bind({"f"})
+        remote_of(Answers(protocol.dumps(protocol.Value(value=1)))).bind({"f"})
 
 
 def test_answers_are_read_by_their_kind():
     from bpe_course import checks
 
     def call(answer):
-        return Remote(Answers(protocol.dumps(answer))).call("f", (), {})
+        return remote_of(Answers(protocol.dumps(answer))).call("f", (), {})
 
     assert call(protocol.Value(value={"T": [1, 2]})) == (1, 2)
     assert isinstance(call(protocol.Iterator(handle=4)), RemoteIterator)
@@ -178,13 +179,13 @@ def test_answers_are_read_by_their_kind():
     with pytest.raises(ValueError) as raised:
         call(ERROR)
     assert isinstance(raised.value, StudentException) and type(raised.value).__name__ == "EmptyTokens"
-    bound = Remote(Answers(protocol.dumps(ANSWERS[10]))).bind({"f", "x", "m"})
+    bound = remote_of(Answers(protocol.dumps(ANSWERS[10]))).bind({"f", "x", "m"})
     assert isinstance(bound["f"], RemoteFunction) and bound["x"] == 1 and "m" not in bound
 
 
 def test_items_and_what_ended_them():
     def items(answer):
-        return Remote(Answers(protocol.dumps(answer))).next_items(1, "g", 4)
+        return remote_of(Answers(protocol.dumps(answer))).next_items(1, "g", 4)
 
     assert items(protocol.Items(items=[1, 2])) == ([1, 2], None)
     values, end = items(protocol.Items(items=[1], end=protocol.Stop()))

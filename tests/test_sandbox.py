@@ -5,8 +5,9 @@ import os
 import time
 
 import pytest
+from local_session import remote_of
 
-from autograder.wall.remote import KernelGone, Remote
+from autograder.wall.remote import KernelGone
 from autograder.wall.sandbox import Sandbox
 from autograder.wall.session import KernelDied, KernelSession, KernelStuck
 from bpe_course import checks
@@ -26,7 +27,7 @@ def define(session, code):
 
 def test_a_call_that_loops_runs_out_of_cpu_time_and_the_kernel_goes_on(kernel):
     define(kernel, "def spin():\n    while True:\n        pass\ndef ok():\n    return 42")
-    remote = Remote(kernel, call_seconds=1, wall_factor=30, wall_extra=30)
+    remote = remote_of(kernel, call_seconds=1, wall_factor=30, wall_extra=30)
     with pytest.raises(checks.TookTooLong) as raised:
         remote.call("spin", (), {})
     assert not raised.value.wall
@@ -35,7 +36,7 @@ def test_a_call_that_loops_runs_out_of_cpu_time_and_the_kernel_goes_on(kernel):
 
 def test_a_call_that_sleeps_is_stopped_by_the_wall_clock_limit(kernel):
     define(kernel, "import time\ndef nap():\n    time.sleep(1000)\ndef ok():\n    return 'awake'")
-    remote = Remote(kernel, call_seconds=1, wall_factor=2, wall_extra=3)
+    remote = remote_of(kernel, call_seconds=1, wall_factor=2, wall_extra=3)
     with pytest.raises(checks.TookTooLong) as raised:
         remote.call("nap", (), {})
     assert raised.value.wall
@@ -48,7 +49,7 @@ def test_a_kernel_that_ignores_interrupts_is_stopped_and_says_so(kernel):
         "import time\ndef stubborn():\n    while True:\n        try:\n            time.sleep(1000)\n"
         "        except BaseException:\n            pass",
     )
-    remote = Remote(kernel, call_seconds=1, wall_factor=2, wall_extra=1)
+    remote = remote_of(kernel, call_seconds=1, wall_factor=2, wall_extra=1)
     with pytest.raises(KernelGone):
         remote.call("stubborn", (), {})
         remote.call("stubborn", (), {})
@@ -61,7 +62,7 @@ def test_values_and_errors_come_back_as_plain_data(kernel):
         "from collections import Counter\nANSWER = Counter('aab')\nclass Mine: pass\nOBJ = Mine()\n"
         "def boom(x):\n    raise KeyError(x)\ndef gen():\n    yield from 'аб'",
     )
-    remote = Remote(kernel)
+    remote = remote_of(kernel)
     bound = remote.bind({"ANSWER", "OBJ", "boom", "gen", "MISSING"})
     assert bound["ANSWER"] == {"a": 2, "b": 1} and type(bound["ANSWER"]) is dict
     assert repr(bound["OBJ"]) == "<объект типа __main__.Mine>" and "MISSING" not in bound
@@ -73,7 +74,7 @@ def test_values_and_errors_come_back_as_plain_data(kernel):
 
 def test_calls_and_cells_take_turns_and_a_calls_output_stays_out_of_the_cells(kernel):
     define(kernel, "calls = []\ndef twice(x):\n    print('inside', x)\n    calls.append(x)\n    return x * 2")
-    remote = Remote(kernel)
+    remote = remote_of(kernel)
     assert [remote.call("twice", (i,), {}) for i in range(100)] == [2 * i for i in range(100)]
     run = kernel.run_cell("print(len(calls))")
     assert run.error is None and [o.text for o in run.outputs] == ["100\n"]
@@ -87,7 +88,7 @@ def test_a_frame_nobody_asked_for_is_dropped_and_one_above_the_cap_stops_the_san
         "def ok():\n    return 1\n"
         "def forge(fd, size):\n    os.write(fd, struct.pack('>II', 7, size))\n    return 0",
     )
-    remote = Remote(kernel)
+    remote = remote_of(kernel)
     kernel.run_cell(f"os.write({kernel.agent_fd}, struct.pack('>II', 1, 2) + b'{{}}')")  # an answer to nothing
     assert remote.call("ok", (), {}) == 1
     with pytest.raises(KernelGone, match="одним куском"):
@@ -101,7 +102,7 @@ def test_without_bubblewrap_the_kernel_still_grades_with_a_clean_environment(mod
     session = KernelSession(Sandbox(mode=mode)).start()
     try:
         define(session, "import os\nENV = dict(os.environ)\ndef double(x):\n    return 2 * x")
-        remote = Remote(session)
+        remote = remote_of(session)
         bound = remote.bind({"ENV", "double"})
         assert bound["double"](21) == 42
         if mode == "limits":  # the limits and a clean environment still apply
@@ -142,7 +143,7 @@ def test_forged_frames_in_bulk_are_cut_at_the_output_limit_and_grading_goes_on()
         cell.outputs = run.outputs
         nbformat.validate(nbformat.v4.new_notebook(cells=[cell]))  # every output kept is a valid one
         define(session, "def double(x):\n    return 2 * x")
-        assert Remote(session).call("double", (21,), {}) == 42
+        assert remote_of(session).call("double", (21,), {}) == 42
     finally:
         session.close()
 
@@ -173,7 +174,7 @@ def test_honest_floods_of_output_are_cut_in_the_sandbox_and_never_make_a_frame_t
         assert run.error[0] == "ValueError" and not session.dead
         assert "вывод обрезан" in run.outputs[-1].text
         define(session, "def double(x):\n    return 2 * x")
-        assert Remote(session).call("double", (21,), {}) == 42
+        assert remote_of(session).call("double", (21,), {}) == 42
     finally:
         session.close()
 
@@ -378,7 +379,7 @@ def test_a_clock_or_an_agent_replaced_by_the_notebook_fakes_no_speed_figure(kern
         "sys.modules['_bpe_agent'].agent.helpers['cpu_seconds'] = lambda fn, calls: [[fn(*a), 1e-9] for a in calls]\n"
         "def busy(n):\n    return sum(i * i for i in range(n))",
     )
-    ((result, seconds),) = Remote(kernel).bind({"busy"})["busy"].timed_calls([[5_000_000]])
+    ((result, seconds),) = remote_of(kernel).bind({"busy"})["busy"].timed_calls([[5_000_000]])
     assert result == sum(i * i for i in range(5_000_000)) and seconds > 0.05
 
 
@@ -392,7 +393,7 @@ def test_work_done_in_a_forked_child_counts_in_a_calls_cpu_time():
             "        os.write(w, str(sum(i * i for i in range(n))).encode())\n        os._exit(0)\n"
             "    os.close(w)\n    os.wait()\n    return int(os.read(r, 100))",
         )
-        ((result, seconds),) = Remote(session).bind({"busy"})["busy"].timed_calls([[5_000_000]])
+        ((result, seconds),) = remote_of(session).bind({"busy"})["busy"].timed_calls([[5_000_000]])
         assert result == sum(i * i for i in range(5_000_000)) and seconds > 0.05
     finally:
         session.close()
@@ -436,4 +437,4 @@ def test_frames_for_other_requests_while_the_grader_waits_are_dropped_and_the_an
         "        os.write(FD, struct.pack('>II', seq, len(data)) + data)\n"
         "def slow_double(x):\n    noise()\n    return 2 * x",
     )
-    assert Remote(kernel).call("slow_double", (21,), {}) == 42
+    assert remote_of(kernel).call("slow_double", (21,), {}) == 42

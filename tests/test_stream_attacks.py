@@ -10,12 +10,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+from local_session import remote_of
 
 from autograder.course.course import CourseNotebook
 from autograder.course.simulate import submission, write
 from autograder.notebook.pipeline import NotebookGrader
 from autograder.wall import protocol
-from autograder.wall.remote import Remote
 from autograder.wall.sandbox import Sandbox
 from autograder.wall.session import KernelSession
 
@@ -168,7 +168,7 @@ def test_the_grader_counts_the_lines_it_handed_over_not_what_the_kernel_claims()
 
     with KernelSession(Sandbox()) as session:
         assert session.run_cell("def f(lines):\n    lines = list(lines)\n    yield from lines").error is None
-        f = Remote(session).bind({"f"})["f"]
+        f = remote_of(session).bind({"f"})["f"]
         pieces, taken, error = checks.stream_steps(f, ["a", "b", "c"])
         assert pieces == [(3, "a"), (3, "b"), (3, "c")] and taken == 3 and error is None
         assert session.run_cell(PATCHED_STREAM).error is None  # the agent itself patched: the same figures
@@ -190,7 +190,7 @@ def test_a_yielded_frame_outside_a_stream_is_no_answer():
         )
         assert session.run_cell(code).error is None
         with pytest.raises(checks.CheckFailed, match="не дало ответа"):
-            Remote(session).bind({"f"})["f"]()
+            remote_of(session).bind({"f"})["f"]()
 
 
 def test_a_generator_that_never_ends_is_stopped_in_the_kernel_and_the_session_goes_on():
@@ -199,8 +199,8 @@ def test_a_generator_that_never_ends_is_stopped_in_the_kernel_and_the_session_go
 
     with KernelSession(Sandbox()) as session:
         assert session.run_cell("def f(lines):\n    while True:\n        yield 1").error is None
-        f = Remote(session, max_generator_items=20_000).bind({"f"})["f"]
+        f = remote_of(session, max_generator_items=20_000).bind({"f"})["f"]
         with pytest.raises(checks.CheckFailed, match="больше 20000 значений"):
             checks.stream_steps(f, ["a"])
         assert session.run_cell("x = 1").error is None
-        assert Remote(session).bind({"x"}) == {"x": 1}
+        assert remote_of(session).bind({"x"}) == {"x": 1}

@@ -16,6 +16,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from . import worker
+from .settings import setting
 from .worker import Answer, Task
 
 
@@ -28,12 +29,6 @@ class Lost:
 
 def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-def setting(config, cls, name: str):
-    """A setting of a configurable class: from `config` (autograder.course.course.load_config), else its default."""
-    section = config[cls.__name__]
-    return section[name] if name in section else cls.class_traits()[name].default_value
 
 
 def watchdog_seconds(overrides: dict, grace: float = 120) -> float:

@@ -10,19 +10,32 @@ import hashlib
 import json
 
 
-def grading_settings(config) -> dict:
-    """{"Class.trait": value} for every setting of the grading classes, with `config` applied."""
+def grading_classes() -> tuple:
+    """The configurable classes whose settings change a grade."""
     from ..notebook.evaluate import Evaluator
     from ..notebook.pipeline import NotebookGrader
     from ..wall.sandbox import Sandbox
     from ..wall.session import KernelSession
 
-    settings = {}
-    for cls in (NotebookGrader, Evaluator, KernelSession, Sandbox):
-        section = config[cls.__name__] if cls.__name__ in config else {}
-        for name, trait in sorted(cls.class_traits(config=True).items()):
-            value = section[name] if name in section else trait.default()
-            settings[f"{cls.__name__}.{name}"] = value
+    return NotebookGrader, Evaluator, KernelSession, Sandbox
+
+
+def setting(config, cls, name: str):
+    """The effective value of one setting: from `config` (autograder.course.course.load_config), else
+    the traitlet's own default (the one place a default is written)."""
+    section = config[cls.__name__] if cls.__name__ in config else {}
+    return section[name] if name in section else cls.class_traits(config=True)[name].default()
+
+
+def grading_settings(config) -> dict:
+    """{"Class.trait": value} for every setting of the grading classes, with `config` applied."""
+    from ..wall.sandbox import Sandbox
+
+    settings = {
+        f"{cls.__name__}.{name}": setting(config, cls, name)
+        for cls in grading_classes()
+        for name in sorted(cls.class_traits(config=True))
+    }
     settings["Sandbox.resolved_mode"] = Sandbox(config=config).resolved_mode()
     return json.loads(json.dumps(settings, sort_keys=True, default=str))
 

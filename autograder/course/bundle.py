@@ -23,10 +23,9 @@ from pathlib import Path
 import nbformat
 
 from .cells import grade_id, is_solution, nbgrader_meta
-from .course import SOLUTIONS, course_notebooks
+from .course import NOTEBOOKS, ROOT, SOLUTIONS, course_notebooks
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS, DATA, HELPERS = ROOT / "notebooks", ROOT / "data", ROOT / "bpe_course"
+DATA, HELPERS = ROOT / "data", ROOT / "bpe_course"
 GRADER_ONLY = ("nbgrader", "pytest", "ruff", "copydetect")  # requirements the student edition does without
 SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)

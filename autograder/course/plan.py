@@ -2,9 +2,10 @@
 
 A graded check reads some names of the notebook (the student's functions, `ANSWER_1`, …). The
 cells that must run before it are the ones that bind those names, and — recursively — the
-cells that bind what those read, including names read inside function bodies. The student's
-solution cells and the course's given cells always run. Every other cell (a demonstration, a
-plot, a benchmark) is skipped unless it binds or may change a name that is needed.
+cells that bind what those read, including names read inside function bodies. The caller says
+which cells always run (autograder.notebook.pipeline: every cell but the lesson's demonstrations,
+tagged `demo` and left unchanged); each of the others is skipped unless it binds or may change a
+name that is needed.
 
 "May change" is decided conservatively. A cell changes a name it assigns, subscripts or
 attributes into (`cache[k] = v`, `obj.x = 1`), calls a mutating or unknown method on

@@ -9,6 +9,7 @@ code, its inputs' expected values — is sent into the kernel; only the calls it
 """
 
 import contextlib
+import inspect
 import io
 
 from traitlets import Float, Integer
@@ -27,9 +28,10 @@ class Evaluator(LoggingConfigurable):
     """Runs the course's graded checks against a student's kernel."""
 
     call_seconds = Float(
-        10,
+        checks.DEFAULT_SECONDS,
         help="CPU seconds a call of the student's function may take when a check does not "
-        "say: checks.run uses it unless given seconds=.",
+        "say: checks.run uses it unless given seconds=. The default is the one checks.run has "
+        "in Jupyter (bpe_course.checks.DEFAULT_SECONDS), so a lesson's tests time alike there.",
     ).tag(config=True)
     wall_factor = Float(
         2,
@@ -52,6 +54,11 @@ class Evaluator(LoggingConfigurable):
         "on the student's values; time waiting for the kernel does not count. Generous: a "
         "fallback for a test that would never end, never a measure.",
     ).tag(config=True)
+    max_generator_items = Integer(
+        1_000_000,
+        help="The most items a check may take from one generator of the student's; one more fails "
+        "the check (a generator that never stops).",
+    ).tag(config=True)
     max_message_chars = Integer(4000, help="A failure message is cut to this length.").tag(config=True)
 
     def __init__(self, **kwargs):
@@ -61,15 +68,11 @@ class Evaluator(LoggingConfigurable):
 
     def remote(self, session) -> Remote:
         checks.use_local_time_limits(False)  # calls are limited in the kernel, not by an alarm here
-        return Remote(
-            session,
-            self.call_seconds,
-            self.wall_factor,
-            self.wall_extra,
-            self.max_depth,
-            self.max_items,
-            self.test_seconds,
-        )
+        return Remote(session, **self.limits())
+
+    def limits(self) -> dict:
+        """The settings a `Remote` enforces on the calls into the kernel (every keyword it takes)."""
+        return {name: getattr(self, name) for name in inspect.signature(Remote).parameters if name != "session"}
 
     def run_given(self, source: str, namespace: dict, remote: Remote) -> None:
         """A given (read-only) cell of the course, run here so checks use the course's own version."""

@@ -132,7 +132,7 @@ def feedback_html(result: Result, notebook, release, ran: set, title: str = "", 
     return page(result, "".join(body), formatter)
 
 
-NOT_GRADED = {
+STATUS_MESSAGES = {  # what a student reads for each status that is not a grade
     BROKEN: "Файл не удалось прочитать как блокнот Jupyter, поэтому он не проверялся. Откройте его в "
     "JupyterLab, убедитесь, что он открывается и выполняется, сохраните (File → Save) и сдайте заново.",
     ERROR: "Блокнот не удалось проверить по вине проверяющей системы, а не вашей. Преподаватель запустит "
@@ -144,7 +144,7 @@ NOT_GRADED = {
 def not_graded(result: Result) -> str:
     """What a student reads when the notebook was not graded: in Russian, what to do, then the
     technical reason as the grader gave it."""
-    what = NOT_GRADED.get(result.status, "Блокнот не проверен.")
+    what = STATUS_MESSAGES.get(result.status, "Блокнот не проверен.")
     reason = (
         f'<p class="meta">Техническая причина: <code>{html.escape(result.message)}</code></p>' if result.message else ""
     )

@@ -94,7 +94,7 @@ class NotebookGrader(LoggingConfigurable):
         them (tagged `demo` in solutions/, source unchanged): the student's cells, solutions, given
         cells and any lesson cell the student changed always run. A demonstration still runs when a
         cell that runs, or a test, reads what it defines (autograder.course.plan); for the course's own
-        solutions that is an authoring error (tests/test_project.py). A cell after the last test
+        solutions that is an authoring error (tests/test_release.py). A cell after the last test
         cannot change a grade: it never runs (in the full lesson either)."""
         codes = {i: analyse(c.source) for i, c in enumerate(cells) if c.cell_type == "code" and not is_test(c)}
         order = sorted(codes)
@@ -113,100 +113,135 @@ class NotebookGrader(LoggingConfigurable):
         return {order[k] for k in needed_cells([codes[i] for i in order], always, wanted)}, last_test, codes
 
     def run(self, course: CourseNotebook, notebook: NotebookNode, session, student: str) -> Graded:
+        """The stages, cell by cell up to the last test (as nbgrader's autograde is a list of
+        preprocessors): the time policy, then a test evaluated here, or a cell run in the kernel and,
+        for a given cell the grader uses, that cell replayed here. Each stage reads and writes `state`."""
         cells = notebook.cells
         needed, last_test, codes = self.cells_to_run(course, cells)
-
-        remote = self.evaluator.remote(session)
-        solutions = CourseSolutions(course, self.evaluator.builtins, self.evaluator.budget)
-        given_ns = {"__name__": "__main__", "__builtins__": builtins}
-        errors: dict[str, str] = {}  # grade_id of a solution cell → the error it ended with
-        tests, ran, stopped = [], set(), None
-        cut = None  # why a wall-clock limit cut the notebook short, if one did
-        deadline = time.monotonic() + self.notebook_timeout
+        state = NotebookRun(
+            course,
+            cells,
+            codes,
+            session,
+            remote=self.evaluator.remote(session),
+            solutions=CourseSolutions(course, self.evaluator.builtins, self.evaluator.budget),
+            deadline=time.monotonic() + self.notebook_timeout,
+        )
         for i, cell in enumerate(cells):
             if cell.cell_type != "code":
                 continue
             cell.outputs, cell.execution_count = [], None
             if i > last_test:
                 continue
-            if stopped is None and time.monotonic() > deadline:
-                stopped = cut = f"блокнот исчерпал свои {self.notebook_timeout} с"
+            self.apply_time_policy(state)
             if is_test(cell):
-                test = course.tests.get(grade_id(cell))
-                if test is None:
-                    continue
-                if stopped:
-                    result = TestResult(test.grade_id, 0, test.points, f"NotRun: тест не выполнялся: {stopped}")
-                else:
-                    result = self.evaluator.run_test(
-                        test.grade_id,
-                        test.source,
-                        test.points,
-                        given_ns,
-                        remote,
-                        lambda name: self.explain(name, cells, codes, errors),
-                        solutions,
-                    )
-                    if session.dead and not stopped:
-                        stopped = f"ядро Python остановилось ({session.dead})"
-                tests.append(result)
-                cell.source = test.source  # the instructor's view: the whole test
-                if result.score < result.max_score:
-                    cell.outputs = [error_output("TestFailed", result.message)]
-                continue
-            if i not in needed:
-                continue
-            if stopped:
-                cell.outputs = [error_output("NotRun", f"Ячейка не выполнялась: {stopped}")]
-                continue
-            try:
-                run = session.run_cell(cell.source)
-            except (KernelDied, KernelStuck) as e:
-                stopped = f"ядро Python остановилось в ячейке {i + 1}"
-                if isinstance(e, KernelStuck):
-                    cut = f"ядро Python не ответило на прерывание в ячейке {i + 1} и было остановлено"
-                cell.outputs = [
-                    error_output(
-                        "DeadKernelError",
-                        f"Ядро Python остановилось в этой ячейке ({e}); следующие ячейки не выполнялись",
-                    )
-                ]
-                continue
-            ran.add(i)
-            cell.outputs = run.outputs
-            if run.timed_out:  # a wall-clock cut (the grader's), never an exception the student named Timeout
-                cut = cut or f"ячейка {i + 1} прервана: работала дольше {run.timed_out:g} с"
-                cell.outputs.append(
-                    error_output("Timeout", f"Ячейка работала дольше {run.timed_out:g} с и была прервана")
+                self.evaluate_test(state, cell)
+            elif i in needed and self.run_cell(state, i, cell):
+                self.replay_given(state, cell)
+        return Graded(self.result(state, student), notebook, state.ran)
+
+    def apply_time_policy(self, state: "NotebookRun") -> None:
+        """Past the notebook's time, nothing more runs: the cells and tests left are marked, not run."""
+        if state.stopped is None and time.monotonic() > state.deadline:
+            state.stopped = state.cut = f"блокнот исчерпал свои {self.notebook_timeout} с"
+
+    def evaluate_test(self, state: "NotebookRun", cell) -> None:
+        """A course test at its place: evaluated here against the kernel (or not run, and why)."""
+        test = state.course.tests.get(grade_id(cell))
+        if test is None:
+            return
+        if state.stopped:
+            result = TestResult(test.grade_id, 0, test.points, f"NotRun: тест не выполнялся: {state.stopped}")
+        else:
+            result = self.evaluator.run_test(
+                test.grade_id, test.source, test.points, state.given_ns, state.remote, state.explain, state.solutions
+            )
+            if state.session.dead and not state.stopped:
+                state.stopped = f"ядро Python остановилось ({state.session.dead})"
+        state.tests.append(result)
+        cell.source = test.source  # the instructor's view: the whole test
+        if result.score < result.max_score:
+            cell.outputs = [error_output("TestFailed", result.message)]
+
+    def run_cell(self, state: "NotebookRun", i: int, cell) -> bool:
+        """A cell run in the student's kernel, its outputs kept; False if it did not run (the notebook
+        stopped before it, or the kernel died in it)."""
+        if state.stopped:
+            cell.outputs = [error_output("NotRun", f"Ячейка не выполнялась: {state.stopped}")]
+            return False
+        try:
+            run = state.session.run_cell(cell.source)
+        except (KernelDied, KernelStuck) as e:
+            state.stopped = f"ядро Python остановилось в ячейке {i + 1}"
+            if isinstance(e, KernelStuck):
+                state.cut = f"ядро Python не ответило на прерывание в ячейке {i + 1} и было остановлено"
+            cell.outputs = [
+                error_output(
+                    "DeadKernelError",
+                    f"Ядро Python остановилось в этой ячейке ({e}); следующие ячейки не выполнялись",
                 )
-            if run.error and is_solution(cell):
-                errors[grade_id(cell)] = f"{run.error[0]}: {run.error[1]}"
-            if grade_id(cell) in course.given_in_grader:
-                try:
-                    self.evaluator.run_given(course.given[grade_id(cell)], given_ns, remote)
-                except Exception as e:  # the tests that need it say so (a missing name)
-                    errors[grade_id(cell)] = f"{type(e).__name__}: {e}"
+            ]
+            return False
+        state.ran.add(i)
+        cell.outputs = run.outputs
+        if run.timed_out:  # a wall-clock cut (the grader's), never an exception the student named Timeout
+            state.cut = state.cut or f"ячейка {i + 1} прервана: работала дольше {run.timed_out:g} с"
+            cell.outputs.append(error_output("Timeout", f"Ячейка работала дольше {run.timed_out:g} с и была прервана"))
+        if run.error and is_solution(cell):
+            state.errors[grade_id(cell)] = f"{run.error[0]}: {run.error[1]}"
+        return True
+
+    def replay_given(self, state: "NotebookRun", cell) -> None:
+        """A given cell the grader uses, run here too (the course's version of it, for the tests)."""
+        if grade_id(cell) in state.course.given_in_grader:
+            try:
+                self.evaluator.run_given(state.course.given[grade_id(cell)], state.given_ns, state.remote)
+            except Exception as e:  # the tests that need it say so (a missing name)
+                state.errors[grade_id(cell)] = f"{type(e).__name__}: {e}"
+
+    @staticmethod
+    def result(state: "NotebookRun", student: str) -> Result:
+        """The notebook's result from its tests; `error` when a wall-clock cut cost tests (retry it)."""
+        tests, course = state.tests, state.course
         score = sum(t.score for t in tests)
         failed = [t.name for t in tests if t.score < t.max_score]
         message = f"failed: {', '.join(failed)}" if failed else "all tests passed"
         result = Result(student, course.name, score, course.max_score, GRADED, message, tests)
-        result.review = list(remote.review)
-        if cut and failed:
+        result.review = list(getattr(state.remote, "review", []))  # what the grader could not prove
+        if state.cut and failed:
             result.status, result.score = ERROR, 0  # like every error: 0 until a run grades it
             result.message = (
-                f"cut short by a wall-clock limit ({cut}), and {len(failed)} test(s) did not pass: "
+                f"cut short by a wall-clock limit ({state.cut}), and {len(failed)} test(s) did not pass: "
                 "a busy machine can do this; run the command again to retry it (if it happens "
                 "again, the notebook itself is too slow)"
             )
-        return Graded(result, notebook, ran)
+        return result
 
-    @staticmethod
-    def explain(name: str, cells, codes: dict, errors: dict) -> str:
+
+@dataclass
+class NotebookRun:
+    """What the stages of one notebook's grading share (NotebookGrader.run)."""
+
+    course: CourseNotebook
+    cells: list
+    codes: dict  # index of a code cell → its analysis (autograder.course.plan)
+    session: object
+    remote: object
+    solutions: CourseSolutions
+    deadline: float  # time.monotonic() past which nothing more runs
+    given_ns: dict = field(default_factory=lambda: {"__name__": "__main__", "__builtins__": builtins})
+    errors: dict = field(default_factory=dict)  # grade_id of a solution (or given) cell → the error it ended with
+    tests: list = field(default_factory=list)  # the TestResults so far
+    ran: set = field(default_factory=set)  # indexes of the cells that ran in the kernel
+    stopped: str | None = None  # why nothing more runs, once nothing does
+    cut: str | None = None  # why a wall-clock limit cut the notebook short, if one did
+
+    def explain(self, name: str) -> str:
         """Why a name the test needs is not in the notebook, when a solution cell says why."""
-        for i, code in codes.items():
-            if name in code.binds and grade_id(cells[i]) in errors:
-                error = errors[grade_id(cells[i])]
+        for i, code in self.codes.items():
+            if name in code.binds and grade_id(self.cells[i]) in self.errors:
+                error = self.errors[grade_id(self.cells[i])]
                 if error.startswith("NotImplementedError"):
-                    return f"Ячейка {grade_id(cells[i])} ещё не написана ({error})"
-                return f"Ячейка {grade_id(cells[i])} завершилась с ошибкой {error}"
+                    return f"Ячейка {grade_id(self.cells[i])} ещё не написана ({error})"
+                return f"Ячейка {grade_id(self.cells[i])} завершилась с ошибкой {error}"
         return ""

@@ -15,7 +15,7 @@ import nbformat
 from .guard import tampering, test_cell_changes
 from .normalize import restore_course_cells
 
-MAX_NOTEBOOK_BYTES = 50 * 2**20
+MAX_NOTEBOOK_BYTES = 50 * 2**20  # the largest notebook read (in a zip too: autograder.platforms.submissions)
 MAX_CELLS = 2000  # the course's notebooks have about a hundred
 MAX_CODE_CHARS = 2 * 2**20  # all code cells together; outputs do not count
 

@@ -16,10 +16,11 @@ from pathlib import Path
 from nbgrader.plugins import FileNameCollectorPlugin
 from traitlets import Enum
 
+from ..notebook.sanitize import MAX_NOTEBOOK_BYTES
+
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")  # never "", ".", ".." or a path
 IGNORED = {".ipynb_checkpoints", "__MACOSX", ".DS_Store"}
 COPY_SUFFIX = re.compile(r"(?:-(\d+)|\s*\((\d+)\))$")  # Canvas "-1", a browser's " (1)" or "(1)"
-MAX_NOTEBOOK_BYTES = 50 * 2**20
 NOTHING_GRADABLE = "no course notebook in this student's submission: nothing to grade (listed as missing)"
 
 # File-name rules of the learning platforms' "download all submissions" exports. Identity comes

@@ -14,7 +14,7 @@ def serve(args, say) -> int:
     import tornado.httpserver
     import tornado.ioloop
 
-    from .queue import Grading, make_queue, register, start_consumer
+    from .queue import LEASE, Grading, make_queue, register, start_consumer
     from .store import INSTRUCTOR, Store, read_class_list
     from .web import Course, application
 
@@ -52,7 +52,7 @@ def serve(args, say) -> int:
         args.attempts_per_hour,
         args.max_mb << 20,
         args.before_due == "points",
-        args.lease,
+        LEASE if args.lease is None else args.lease,
         remote=bool(args.redis),
         late_penalty=args.late_penalty,
     )

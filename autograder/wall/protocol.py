@@ -158,17 +158,20 @@ def read(data: bytes) -> "Answer":
 
 
 # -- requests: grader → sandbox ---------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
 class Request(Message):
     """Every request carries the wall-clock seconds the sandbox gives it (`wall`, set by the session)
-    and the CPU seconds a call under it may take (`seconds`)."""
+    and the CPU seconds a call under it may take (`seconds`, set by `autograder.wall.remote` from the
+    Evaluator's settings for every request it sends)."""
+
+    wall: float | None = None
+    seconds: float = 60
 
 
 @message("run_cell", REQUESTS)
 class RunCell(Request):
     source: str
-    max_chars: int = 200_000
-    wall: float | None = None
-    seconds: float = 60
+    max_chars: int  # KernelSession.max_output_chars
 
 
 @message("ref", ARGUMENTS)
@@ -188,8 +191,6 @@ class Plain(Message):
 @message("describe", REQUESTS)
 class Describe(Request):
     names: list[str]
-    wall: float | None = None
-    seconds: float = 60
 
 
 @message("call", REQUESTS)
@@ -202,8 +203,6 @@ class Call(Request):
     kwargs: dict[str, Ref | Plain] = field(default_factory=dict)
     helper: str | None = None
     gc_off: bool = False
-    wall: float | None = None
-    seconds: float = 60
 
 
 @message("collect", REQUESTS)
@@ -212,8 +211,6 @@ class Collect(Request):
     watches the sandbox's memory from outside)."""
 
     trim: bool = False
-    wall: float | None = None
-    seconds: float = 60
 
 
 @message("next", REQUESTS)
@@ -222,8 +219,6 @@ class Next(Request):
 
     handle: int
     count: int = 1
-    wall: float | None = None
-    seconds: float = 60
 
 
 @message("lines", ARGUMENTS)
@@ -243,9 +238,7 @@ class Stream(Request):
     args: list[Ref | Plain | Lines] = field(default_factory=list)
     kwargs: dict[str, Ref | Plain | Lines] = field(default_factory=dict)
     overrides: dict[str, Plain] = field(default_factory=dict)
-    max_items: int = 1_000_000
-    wall: float | None = None
-    seconds: float = 60
+    max_items: int
 
 
 @message("line", REPLIES)
@@ -262,8 +255,7 @@ class NoMoreLines(Message):
 
 @message("release", REQUESTS)
 class Release(Request):
-    wall: float | None = None
-    seconds: float = 60
+    """Forget the generators handed out for the test that ended."""
 
 
 # -- answers: sandbox → grader ----------------------------------------------------------------------

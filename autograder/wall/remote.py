@@ -79,14 +79,17 @@ class Remote:
     def __init__(
         self,
         session,
-        call_seconds: float = 10,
-        wall_factor: float = 2,
-        wall_extra: float = 10,
-        max_depth: int = wire.MAX_DEPTH,
-        max_items: int = wire.MAX_ITEMS,
-        test_seconds: float = 300,
-        max_generator_items: int = 1_000_000,
+        *,
+        call_seconds: float,
+        wall_factor: float,
+        wall_extra: float,
+        max_depth: int,
+        max_items: int,
+        test_seconds: float,
+        max_generator_items: int,
     ):
+        """The limits are the Evaluator's settings (autograder.notebook.evaluate), where their
+        defaults and meaning are written: `Evaluator.remote` passes them all."""
         self.session = session
         self.call_seconds, self.wall_factor, self.wall_extra = call_seconds, wall_factor, wall_extra
         self.max_depth, self.max_items = max_depth, max_items

@@ -8,7 +8,8 @@ a test that stops catching the mistake, or catches it with an unhelpful message,
 A mistake that differs from the reference answer in a few lines is written as that difference:
 `edited(notebook, cell, (old, new), ...)` reads the solution cell from solutions/ and makes the
 edits, so the entry says only what the student got wrong and follows the solution when it changes.
-Only a different approach (another algorithm, another data structure) is written out whole.
+A different approach (another algorithm, another data structure) is written out once, and its own
+mistakes as `edit(BASE, (old, new), ...)` of that text.
 """
 
 import functools
@@ -58,15 +59,31 @@ def edited(notebook: str, cell: str, *edits: tuple[str, str]) -> str:
     several whole lines, written as they stand in the solution, indentation included — is replaced by
     `new`. Each `old` must stand exactly once in the text it edits: an edit that finds nothing or more
     than one place raises EditError naming the cell, so an entry the solution has moved away from fails
-    when the catalogue is imported instead of quietly grading the unchanged solution."""
-    source = solution(notebook, cell)
+    when the catalogue is imported instead of quietly grading the unchanged solution. A long `old` is
+    written as (first, last): the text from `first` through `last`, each standing once in it."""
+    return edit(solution(notebook, cell), *edits, where=f"{notebook}/{cell}")
+
+
+def edit(source: str, *edits: tuple[str, str], where: str = "the base") -> str:
+    """`source` with each edit (old, new) made in turn, under `edited`'s rule (each `old` stands exactly
+    once). For mistakes of another approach than the solution's: several entries written as edits of
+    one version of that approach (a module constant) instead of copies of it."""
     for old, new in edits:
+        if isinstance(old, tuple):  # (first, last): the text from `first` through `last`, each standing once
+            first, last = old
+            for part in old:
+                if source.count(part) != 1:
+                    raise EditError(
+                        f"{where}: the edit's old text stands {source.count(part)} times in it (it must stand once):\n{part}"
+                    )
+            start, end = source.index(first), source.index(last) + len(last)
+            if end - len(last) < start + len(first):
+                raise EditError(f"{where}: the edit's last line stands before its first:\n{first}\n{last}")
+            source = source[:start] + new + source[end:]
+            continue
         found = source.count(old)
         if found != 1:
-            raise EditError(
-                f"{notebook}/{cell}: the edit's old text stands {found} times in the solution "
-                f"(it must stand once):\n{old}"
-            )
+            raise EditError(f"{where}: the edit's old text stands {found} times in it (it must stand once):\n{old}")
         source = source.replace(old, new)
     return source
 

@@ -4,7 +4,7 @@ For each graded function, the plausible wrong versions a student will try: text 
 the joined word string instead of pairs of symbols), off-by-ones, early stops, frequencies lost or
 double counted, state kept between calls, wrong tie rules, and wrong quiz answers."""
 
-from . import Alternative, Mistake
+from . import Alternative, Mistake, edited
 
 NB01 = "01_hand_example"
 
@@ -27,6 +27,42 @@ QUIZ = """
 ANSWER_1 = "b"
 ANSWER_2 = 3
 ANSWER_3 = ("e", "s")"""
+
+# versions of another approach than the solution's, whose own mistakes are edits of them
+
+MERGE_PAIR_KEEPS_THE_PAIR_AS_A_TUPLE = edited(
+    NB01, "merge_pair", ("symbols[i] + symbols[i + 1]", "(symbols[i], symbols[i + 1])")
+)
+
+WORD_FREQUENCIES_IGNORED = edited(
+    NB01,
+    "count_pairs",
+    (
+        "    for symbols, freq in corpus.items():\n"
+        "        for pair in zip(symbols, symbols[1:]):\n"
+        "            counts[pair] = counts.get(pair, 0) + freq",
+        "    for symbols in corpus:\n"
+        "        for pair in zip(symbols, symbols[1:]):\n"
+        "            counts[pair] = counts.get(pair, 0) + 1",
+    ),
+)
+
+PAIR_COUNTS_KEPT_BETWEEN_CALLS = edited(
+    NB01,
+    "count_pairs",
+    (
+        "def count_pairs(corpus):",
+        "counts = {}\ndef count_pairs(corpus):",
+    ),
+    (
+        "    counts = {}\n",
+        "",
+    ),
+    (
+        "urn counts",
+        "urn dict(counts)",
+    ),
+)
 
 MISTAKES = [
     # -- count_pairs -------------------------------------------------------------------------------
@@ -53,13 +89,7 @@ def count_pairs(corpus):
         "nb01_word_frequencies_ignored",
         NB01,
         "count_pairs",
-        """
-def count_pairs(corpus):
-    counts = {}
-    for symbols in corpus:
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] = counts.get(pair, 0) + 1
-    return counts""",
+        WORD_FREQUENCIES_IGNORED,
         "test_count_pairs",
         "сумма частот слов",
     ),
@@ -82,13 +112,14 @@ def count_pairs(corpus):
         "nb01_pair_counted_once_per_word",
         NB01,
         "count_pairs",
-        """
-def count_pairs(corpus):
-    counts = {}
-    for symbols, freq in corpus.items():
-        for pair in set(zip(symbols, symbols[1:])):       # a pair seen twice in a word counts once
-            counts[pair] = counts.get(pair, 0) + freq
-    return counts""",
+        edited(
+            NB01,
+            "count_pairs",
+            (
+                "zip(symbols, symbols[1:]):",
+                "set(zip(symbols, symbols[1:])):       # a pair seen twice in a word counts once",
+            ),
+        ),
         "test_count_pairs_hidden",
         "дважды",
     ),
@@ -96,14 +127,15 @@ def count_pairs(corpus):
         "nb01_last_pair_of_word_missed",
         NB01,
         "count_pairs",
-        """
-def count_pairs(corpus):
-    counts = {}
-    for symbols, freq in corpus.items():
-        for i in range(len(symbols) - 2):                 # off by one: the last pair is missed
-            pair = (symbols[i], symbols[i + 1])
-            counts[pair] = counts.get(pair, 0) + freq
-    return counts""",
+        edited(
+            NB01,
+            "count_pairs",
+            (
+                "        for pair in zip(symbols, symbols[1:]):",
+                "        for i in range(len(symbols) - 2):                 # off by one: the last pair is missed\n"
+                "            pair = (symbols[i], symbols[i + 1])",
+            ),
+        ),
         "test_count_pairs",
         "7 + 7 + 6 + 1 = 21",
     ),
@@ -111,15 +143,21 @@ def count_pairs(corpus):
         "nb01_pairs_counted_in_joined_text",
         NB01,
         "count_pairs",
-        """
-def count_pairs(corpus):
-    # a text trick: how often "ab" occurs in the word written out (non-overlapping, and across symbols)
-    counts = {}
-    for symbols, freq in corpus.items():
-        text = "".join(symbols)
-        for pair in dict.fromkeys(zip(symbols, symbols[1:])):
-            counts[pair] = counts.get(pair, 0) + text.count(pair[0] + pair[1]) * freq
-    return counts""",
+        edited(
+            NB01,
+            "count_pairs",
+            (
+                "    counts = {}",
+                '    # a text trick: how often "ab" occurs in the word written out (non-overlapping, and across symbols)\n'
+                "    counts = {}",
+            ),
+            (
+                "        for pair in zip(symbols, symbols[1:]):\n            counts[pair] = counts.get(pair, 0) + freq",
+                '        text = "".join(symbols)\n'
+                "        for pair in dict.fromkeys(zip(symbols, symbols[1:])):\n"
+                "            counts[pair] = counts.get(pair, 0) + text.count(pair[0] + pair[1]) * freq",
+            ),
+        ),
         "test_count_pairs_hidden",
         "дважды",
     ),
@@ -145,13 +183,7 @@ def count_pairs(corpus):
         "nb01_pair_counts_kept_between_calls",
         NB01,
         "count_pairs",
-        """
-counts = {}
-def count_pairs(corpus):
-    for symbols, freq in corpus.items():              # the dict outside the function keeps growing
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] = counts.get(pair, 0) + freq
-    return dict(counts)""",
+        PAIR_COUNTS_KEPT_BETWEEN_CALLS,
         "test_count_pairs",
         "копится",
     ),
@@ -160,20 +192,22 @@ def count_pairs(corpus):
         "nb01_overlapping_merge_pair",
         NB01,
         "merge_pair",
-        """
-def merge_pair(corpus, pair):
-    merged = {}
-    for symbols, freq in corpus.items():
-        out = []
-        for i in range(len(symbols)):
-            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
-                out.append(symbols[i] + symbols[i + 1])
-            elif i > 0 and (symbols[i - 1], symbols[i]) == pair:
-                continue
-            else:
-                out.append(symbols[i])
-        merged[tuple(out)] = freq
-    return merged""",
+        edited(
+            NB01,
+            "merge_pair",
+            (
+                "        out, i = [], 0\n        while i < len(symbols):",
+                "        out = []\n        for i in range(len(symbols)):",
+            ),
+            (
+                "                i += 2  # оба символа пары использованы",
+                "            elif i > 0 and (symbols[i - 1], symbols[i]) == pair:\n                continue",
+            ),
+            (
+                "                i += 1\n        merged[tuple(out)] = merged.get(tuple(out), 0) + freq",
+                "        merged[tuple(out)] = freq",
+            ),
+        ),
         "test_merge_pair",
         "перекрываются",
     ),
@@ -181,14 +215,19 @@ def merge_pair(corpus, pair):
         "nb01_merge_pair_by_text_replace",
         NB01,
         "merge_pair",
-        """
-def merge_pair(corpus, pair):
-    # a text trick: write the word with spaces, replace "a b" by "ab", split again
-    merged = {}
-    for symbols, freq in corpus.items():
-        text = " ".join(symbols).replace(pair[0] + " " + pair[1], pair[0] + pair[1])
-        merged[tuple(text.split(" "))] = merged.get(tuple(text.split(" ")), 0) + freq
-    return merged""",
+        edited(
+            NB01,
+            "merge_pair",
+            (
+                "    merged = {}",
+                '    # a text trick: write the word with spaces, replace "a b" by "ab", split again\n    merged = {}',
+            ),
+            (
+                ("        out, i = [], 0", "        merged[tuple(out)] = merged.get(tuple(out), 0) + freq"),
+                '        text = " ".join(symbols).replace(pair[0] + " " + pair[1], pair[0] + pair[1])\n'
+                '        merged[tuple(text.split(" "))] = merged.get(tuple(text.split(" ")), 0) + freq',
+            ),
+        ),
         "test_merge_pair_hidden",
         "Сравнивайте пары символов",
     ),
@@ -196,20 +235,14 @@ def merge_pair(corpus, pair):
         "nb01_merge_pair_overwrites_frequency",
         NB01,
         "merge_pair",
-        """
-def merge_pair(corpus, pair):
-    merged = {}
-    for symbols, freq in corpus.items():
-        out, i = [], 0
-        while i < len(symbols):
-            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
-                out.append(symbols[i] + symbols[i + 1])
-                i += 2
-            else:
-                out.append(symbols[i])
-                i += 1
-        merged[tuple(out)] = freq                   # two words that became equal: one frequency is lost
-    return merged""",
+        edited(
+            NB01,
+            "merge_pair",
+            (
+                "merged.get(tuple(out), 0) + freq",
+                "freq                   # two words that became equal: one frequency is lost",
+            ),
+        ),
         "test_merge_pair_hidden",
         "сложить",
     ),
@@ -217,21 +250,23 @@ def merge_pair(corpus, pair):
         "nb01_merge_pair_first_occurrence_only",
         NB01,
         "merge_pair",
-        """
-def merge_pair(corpus, pair):
-    merged = {}
-    for symbols, freq in corpus.items():
-        out, i, done = [], 0, False
-        while i < len(symbols):
-            if not done and i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
-                out.append(symbols[i] + symbols[i + 1])
-                i += 2
-                done = True                          # stops after the first occurrence in the word
-            else:
-                out.append(symbols[i])
-                i += 1
-        merged[tuple(out)] = merged.get(tuple(out), 0) + freq
-    return merged""",
+        edited(
+            NB01,
+            "merge_pair",
+            (
+                "        out, i = [], 0\n"
+                "        while i < len(symbols):\n"
+                "            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:",
+                "        out, i, done = [], 0, False\n"
+                "        while i < len(symbols):\n"
+                "            if not done and i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:",
+            ),
+            (
+                "            else:",
+                "                done = True                          # stops after the first occurrence in the word\n"
+                "            else:",
+            ),
+        ),
         "test_merge_pair_hidden",
         "склеивается дважды",
     ),
@@ -260,20 +295,20 @@ def merge_pair(corpus, pair):
         "nb01_merge_pair_changes_the_corpus",
         NB01,
         "merge_pair",
-        """
-def merge_pair(corpus, pair):
-    for symbols in list(corpus):
-        out, i = [], 0
-        while i < len(symbols):
-            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
-                out.append(symbols[i] + symbols[i + 1])
-                i += 2
-            else:
-                out.append(symbols[i])
-                i += 1
-        freq = corpus.pop(symbols)                   # edits the corpus it was given
-        corpus[tuple(out)] = corpus.get(tuple(out), 0) + freq
-    return corpus""",
+        edited(
+            NB01,
+            "merge_pair",
+            (
+                "    merged = {}\n    for symbols, freq in corpus.items():",
+                "    for symbols in list(corpus):",
+            ),
+            (
+                "        merged[tuple(out)] = merged.get(tuple(out), 0) + freq\n    return merged",
+                "        freq = corpus.pop(symbols)                   # edits the corpus it was given\n"
+                "        corpus[tuple(out)] = corpus.get(tuple(out), 0) + freq\n"
+                "    return corpus",
+            ),
+        ),
         "test_merge_pair",
         "верните новый словарь",
     ),
@@ -281,20 +316,14 @@ def merge_pair(corpus, pair):
         "nb01_merge_pair_either_order",
         NB01,
         "merge_pair",
-        """
-def merge_pair(corpus, pair):
-    merged = {}
-    for symbols, freq in corpus.items():
-        out, i = [], 0
-        while i < len(symbols):
-            if i + 1 < len(symbols) and {symbols[i], symbols[i + 1]} == set(pair):   # (б, а) taken for (а, б)
-                out.append(symbols[i] + symbols[i + 1])
-                i += 2
-            else:
-                out.append(symbols[i])
-                i += 1
-        merged[tuple(out)] = merged.get(tuple(out), 0) + freq
-    return merged""",
+        edited(
+            NB01,
+            "merge_pair",
+            (
+                "(symbols[i], symbols[i + 1]) == pair:",
+                "{symbols[i], symbols[i + 1]} == set(pair):   # (б, а) taken for (а, б)",
+            ),
+        ),
         "test_merge_pair_hidden",
         "пара (б, а) — другая пара",
     ),
@@ -303,21 +332,17 @@ def merge_pair(corpus, pair):
         "nb01_tie_goes_to_last_pair",
         NB01,
         "learn_merges",
-        """
-def learn_merges(word_freqs, num_merges):
-    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
-    steps = []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = None
-        for pair, freq in counts.items():
-            if best is None or freq >= counts[best]:   # >= lets a later pair win a tie
-                best = pair
-        steps.append((best, counts[best]))
-        corpus = merge_pair(corpus, best)
-    return steps""",
+        edited(
+            NB01,
+            "learn_merges",
+            (
+                "        best = max(counts, key=counts.get)  # из равных max берёт первый",
+                "        best = None\n"
+                "        for pair, freq in counts.items():\n"
+                "            if best is None or freq >= counts[best]:   # >= lets a later pair win a tie\n"
+                "                best = pair",
+            ),
+        ),
         "test_learn_merges_hidden",
         "ничьей",
     ),
@@ -325,18 +350,14 @@ def learn_merges(word_freqs, num_merges):
         "nb01_tie_goes_to_smallest_pair",
         NB01,
         "learn_merges",
-        """
-def learn_merges(word_freqs, num_merges):
-    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
-    steps = []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = max(sorted(counts), key=counts.get)     # among equals: the alphabetically first pair
-        steps.append((best, counts[best]))
-        corpus = merge_pair(corpus, best)
-    return steps""",
+        edited(
+            NB01,
+            "learn_merges",
+            (
+                "counts, key=counts.get)  # из равных max берёт первый",
+                "sorted(counts), key=counts.get)     # among equals: the alphabetically first pair",
+            ),
+        ),
         "test_learn_merges_hidden",
         "не наименьшая",
     ),
@@ -344,18 +365,14 @@ def learn_merges(word_freqs, num_merges):
         "nb01_words_sorted_before_training",
         NB01,
         "learn_merges",
-        """
-def learn_merges(word_freqs, num_merges):
-    corpus = {tuple(word): word_freqs[word] for word in sorted(word_freqs)}   # changes which pair comes first
-    steps = []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = max(counts, key=counts.get)
-        steps.append((best, counts[best]))
-        corpus = merge_pair(corpus, best)
-    return steps""",
+        edited(
+            NB01,
+            "learn_merges",
+            (
+                "freq for word, freq in word_freqs.items()}",
+                "word_freqs[word] for word in sorted(word_freqs)}   # changes which pair comes first",
+            ),
+        ),
         "test_learn_merges_hidden",
         "без сортировки",
     ),
@@ -363,16 +380,14 @@ def learn_merges(word_freqs, num_merges):
         "nb01_learn_merges_crashes_without_pairs",
         NB01,
         "learn_merges",
-        """
-def learn_merges(word_freqs, num_merges):
-    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
-    steps = []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        best = max(counts, key=counts.get)
-        steps.append((best, counts[best]))
-        corpus = merge_pair(corpus, best)
-    return steps""",
+        edited(
+            NB01,
+            "learn_merges",
+            (
+                "        if not counts:\n            break\n",
+                "",
+            ),
+        ),
         "test_learn_merges",
         "break",
     ),
@@ -380,18 +395,14 @@ def learn_merges(word_freqs, num_merges):
         "nb01_stops_when_no_pair_repeats",
         NB01,
         "learn_merges",
-        """
-def learn_merges(word_freqs, num_merges):
-    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
-    steps = []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts or max(counts.values()) < 2:     # Wikipedia's stop: no pair occurs twice
-            break
-        best = max(counts, key=counts.get)
-        steps.append((best, counts[best]))
-        corpus = merge_pair(corpus, best)
-    return steps""",
+        edited(
+            NB01,
+            "learn_merges",
+            (
+                "counts:",
+                "counts or max(counts.values()) < 2:     # Wikipedia's stop: no pair occurs twice",
+            ),
+        ),
         "test_learn_merges",
         "пару с частотой 1 тоже склеивают",
     ),
@@ -399,18 +410,7 @@ def learn_merges(word_freqs, num_merges):
         "nb01_one_merge_too_few",
         NB01,
         "learn_merges",
-        """
-def learn_merges(word_freqs, num_merges):
-    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
-    steps = []
-    for _ in range(num_merges - 1):                   # off by one
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = max(counts, key=counts.get)
-        steps.append((best, counts[best]))
-        corpus = merge_pair(corpus, best)
-    return steps""",
+        edited(NB01, "learn_merges", ("nge(num_merges):", "nge(num_merges - 1):                   # off by one")),
         "test_learn_merges",
         "learn_merges(WORD_FREQS, 5)",
     ),
@@ -418,18 +418,14 @@ def learn_merges(word_freqs, num_merges):
         "nb01_corpus_not_updated",
         NB01,
         "learn_merges",
-        """
-def learn_merges(word_freqs, num_merges):
-    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
-    steps = []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = max(counts, key=counts.get)
-        steps.append((best, counts[best]))
-        merge_pair(corpus, best)                       # the result is thrown away
-    return steps""",
+        edited(
+            NB01,
+            "learn_merges",
+            (
+                "corpus = merge_pair(corpus, best)",
+                "merge_pair(corpus, best)                       # the result is thrown away",
+            ),
+        ),
         "test_learn_merges",
         "склеивается во всём корпусе",
     ),
@@ -437,18 +433,15 @@ def learn_merges(word_freqs, num_merges):
         "nb01_frequency_after_the_merge",
         NB01,
         "learn_merges",
-        """
-def learn_merges(word_freqs, num_merges):
-    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
-    steps = []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = max(counts, key=counts.get)
-        corpus = merge_pair(corpus, best)
-        steps.append((best, count_pairs(corpus).get(best, 0)))   # counted after the merge: 0
-    return steps""",
+        edited(
+            NB01,
+            "learn_merges",
+            (
+                "        steps.append((best, counts[best]))\n        corpus = merge_pair(corpus, best)",
+                "        corpus = merge_pair(corpus, best)\n"
+                "        steps.append((best, count_pairs(corpus).get(best, 0)))   # counted after the merge: 0",
+            ),
+        ),
         "test_learn_merges",
         "кортеж (пара, её частота)",
     ),
@@ -456,18 +449,22 @@ def learn_merges(word_freqs, num_merges):
         "nb01_steps_kept_between_calls",
         NB01,
         "learn_merges",
-        """
-steps = []
-def learn_merges(word_freqs, num_merges):
-    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
-    for _ in range(num_merges):                        # the list outside the function keeps growing
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = max(counts, key=counts.get)
-        steps.append((best, counts[best]))
-        corpus = merge_pair(corpus, best)
-    return list(steps)""",
+        edited(
+            NB01,
+            "learn_merges",
+            (
+                "def learn_merges(word_freqs, num_merges):",
+                "steps = []\ndef learn_merges(word_freqs, num_merges):",
+            ),
+            (
+                "    steps = []\n",
+                "",
+            ),
+            (
+                "urn steps",
+                "urn list(steps)",
+            ),
+        ),
         "test_learn_merges",
         "ничего не копится между вызовами",
     ),
@@ -476,7 +473,7 @@ def learn_merges(word_freqs, num_merges):
         "nb01_merge_pair_keeps_the_pair_as_a_tuple",
         NB01,
         "merge_pair",
-        MERGE_PAIR.replace("out.append(symbols[i] + symbols[i + 1])", "out.append((symbols[i], symbols[i + 1]))"),
+        MERGE_PAIR_KEEPS_THE_PAIR_AS_A_TUPLE,
         "test_merge_pair",
         "склеивается в одну строку",
     ),
@@ -484,7 +481,7 @@ def learn_merges(word_freqs, num_merges):
         "nb01_merge_pair_keeps_the_pair_as_a_tuple_named_in_learn_merges",
         NB01,
         "merge_pair",
-        MERGE_PAIR.replace("out.append(symbols[i] + symbols[i + 1])", "out.append((symbols[i], symbols[i + 1]))"),
+        MERGE_PAIR_KEEPS_THE_PAIR_AS_A_TUPLE,
         "test_learn_merges",
         "Сначала исправьте merge_pair",
     ),
@@ -492,13 +489,7 @@ def learn_merges(word_freqs, num_merges):
         "nb01_unweighted_count_pairs_named_in_learn_merges",
         NB01,
         "count_pairs",
-        """
-def count_pairs(corpus):
-    counts = {}
-    for symbols in corpus:
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] = counts.get(pair, 0) + 1
-    return counts""",
+        WORD_FREQUENCIES_IGNORED,
         "test_learn_merges",
         "Сначала исправьте count_pairs",
     ),
@@ -507,7 +498,14 @@ def count_pairs(corpus):
         "nb01_merge_pair_compares_glued_text",
         NB01,
         "merge_pair",
-        MERGE_PAIR.replace("(symbols[i], symbols[i + 1]) == pair", "symbols[i] + symbols[i + 1] == pair[0] + pair[1]"),
+        edited(
+            NB01,
+            "merge_pair",
+            (
+                "(symbols[i], symbols[i + 1]) == pair",
+                "symbols[i] + symbols[i + 1] == pair[0] + pair[1]",
+            ),
+        ),
         "test_merge_pair_hidden",
         "а не их склейку",
     ),
@@ -515,13 +513,7 @@ def count_pairs(corpus):
         "nb01_pair_counts_kept_between_calls_named_in_hidden",
         NB01,
         "count_pairs",
-        """
-counts = {}
-def count_pairs(corpus):
-    for symbols, freq in corpus.items():              # the dict outside the function keeps growing
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] = counts.get(pair, 0) + freq
-    return dict(counts)""",
+        PAIR_COUNTS_KEPT_BETWEEN_CALLS,
         "test_count_pairs_hidden",
         "словарь копится между ними",
     ),
@@ -529,20 +521,16 @@ def count_pairs(corpus):
         "nb01_skips_frequency_one_named_in_hidden",
         NB01,
         "learn_merges",
-        """
-def learn_merges(word_freqs, num_merges):
-    corpus = {tuple(word): freq for word, freq in word_freqs.items()}
-    steps = []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = max(counts, key=counts.get)
-        if counts[best] < 2:                           # a pair seen once "teaches nothing": stop
-            break
-        steps.append((best, counts[best]))
-        corpus = merge_pair(corpus, best)
-    return steps""",
+        edited(
+            NB01,
+            "learn_merges",
+            (
+                "        steps.append((best, counts[best]))",
+                '        if counts[best] < 2:                           # a pair seen once "teaches nothing": stop\n'
+                "            break\n"
+                "        steps.append((best, counts[best]))",
+            ),
+        ),
         "test_learn_merges_hidden",
         "Пару с частотой 1 тоже склеивают",
     ),
@@ -713,17 +701,17 @@ def learn_merges(word_freqs, num_merges):
         "nb01_learn_merges_on_strings",
         NB01,
         "learn_merges",
-        """
-def learn_merges(word_freqs, num_merges):
-    corpus = dict(word_freqs)              # strings work too: zip and + see them as symbols
-    steps = []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = max(counts.items(), key=lambda kv: kv[1])[0]
-        steps.append((best, counts[best]))
-        corpus = merge_pair(corpus, best)
-    return steps""",
+        edited(
+            NB01,
+            "learn_merges",
+            (
+                "{tuple(word): freq for word, freq in word_freqs.items()}",
+                "dict(word_freqs)              # strings work too: zip and + see them as symbols",
+            ),
+            (
+                "counts, key=counts.get)  # из равных max берёт первый",
+                "counts.items(), key=lambda kv: kv[1])[0]",
+            ),
+        ),
     ),
 ]

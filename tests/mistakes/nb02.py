@@ -5,9 +5,7 @@ For each graded function, the plausible wrong versions a student will try: text 
 ids above 255, off-by-ones, overlapping or one-sided merges, state kept between calls, wrong
 units (code points instead of UTF-8 bytes), wrong tie rules and stops, and wrong quiz answers."""
 
-from autograder.course.demo import OVERLAPPING_MERGE
-
-from . import Alternative, Mistake
+from . import Alternative, Mistake, edit, edited
 
 NB02 = "02_byte_level_training"
 
@@ -28,6 +26,25 @@ QUIZ = """
 ANSWER_1 = 50_000
 ANSWER_2 = 4"""
 
+# versions of another approach than the solution's, whose own mistakes are edits of them
+
+OVERLAPPING_MERGE = edited(
+    NB02,
+    "merge",
+    (
+        ("    i = 0", "            i += 1"),
+        "    for i, x in enumerate(ids):\n"
+        "        if i + 1 < len(ids) and (x, ids[i + 1]) == pair:\n"
+        "            out.append(new_id)\n"
+        "        elif i > 0 and (ids[i - 1], x) == pair:\n"
+        "            continue\n"
+        "        else:\n"
+        "            out.append(x)",
+    ),
+)
+
+PAIR_COUNTS_SORTED_BY_PAIR = edited(NB02, "get_pair_counts", ("urn counts", "urn dict(sorted(counts.items()))"))
+
 MISTAKES = [
     # -- get_pair_counts ---------------------------------------------------------------------------
     Mistake(
@@ -45,12 +62,7 @@ def get_pair_counts(ids):
         "nb02_pair_counts_sorted_by_pair",
         NB02,
         "get_pair_counts",
-        """
-def get_pair_counts(ids):
-    counts = {}
-    for pair in zip(ids, ids[1:]):
-        counts[pair] = counts.get(pair, 0) + 1
-    return dict(sorted(counts.items()))""",
+        PAIR_COUNTS_SORTED_BY_PAIR,
         "test_get_pair_counts",
         "не по значению",
     ),
@@ -112,13 +124,14 @@ def get_pair_counts(ids):
         "nb02_pair_counts_last_pair_missed",
         NB02,
         "get_pair_counts",
-        """
-def get_pair_counts(ids):
-    counts = {}
-    for i in range(len(ids) - 2):                 # off by one
-        pair = (ids[i], ids[i + 1])
-        counts[pair] = counts.get(pair, 0) + 1
-    return counts""",
+        edited(
+            NB02,
+            "get_pair_counts",
+            (
+                "    for pair in zip(ids, ids[1:]):",
+                "    for i in range(len(ids) - 2):                 # off by one\n        pair = (ids[i], ids[i + 1])",
+            ),
+        ),
         "test_get_pair_counts",
         "столько раз, сколько встречается",
     ),
@@ -126,12 +139,7 @@ def get_pair_counts(ids):
         "nb02_pair_counts_wrap_around",
         NB02,
         "get_pair_counts",
-        """
-def get_pair_counts(ids):
-    counts = {}
-    for pair in zip(ids, ids[1:] + ids[:1]):      # the last id paired with the first
-        counts[pair] = counts.get(pair, 0) + 1
-    return counts""",
+        edited(NB02, "get_pair_counts", ("[1:]):", "[1:] + ids[:1]):      # the last id paired with the first")),
         "test_get_pair_counts",
         "соседи (ids[i], ids[i + 1])",
     ),
@@ -152,20 +160,28 @@ def get_pair_counts(ids):
         "nb02_pair_counts_empty_the_list",
         NB02,
         "get_pair_counts",
-        """
-def get_pair_counts(ids):
-    counts = {}
-    while len(ids) > 1:
-        pair = (ids[0], ids[1])
-        counts[pair] = counts.get(pair, 0) + 1
-        ids.pop(0)                                # eats its argument
-    return counts""",
+        edited(
+            NB02,
+            "get_pair_counts",
+            (
+                "    for pair in zip(ids, ids[1:]):\n        counts[pair] = counts.get(pair, 0) + 1",
+                "    while len(ids) > 1:\n"
+                "        pair = (ids[0], ids[1])\n"
+                "        counts[pair] = counts.get(pair, 0) + 1\n"
+                "        ids.pop(0)                                # eats its argument",
+            ),
+        ),
         "test_get_pair_counts",
         "не должна менять свой аргумент",
     ),
     # -- merge -------------------------------------------------------------------------------------
     Mistake(
-        "nb02_overlapping_merge", NB02, "merge", OVERLAPPING_MERGE, "test_merge", "без перекрытий"
+        "nb02_overlapping_merge",
+        NB02,
+        "merge",
+        OVERLAPPING_MERGE,
+        "test_merge",
+        "без перекрытий",
     ),  # the demo's carol
     Mistake(
         "nb02_merge_by_text_replace",
@@ -207,17 +223,16 @@ def merge(ids, pair, new_id):
         "nb02_merge_drops_the_last_element",
         NB02,
         "merge",
-        """
-def merge(ids, pair, new_id):
-    out, i = [], 0
-    while i < len(ids) - 1:                       # the last element is never copied
-        if (ids[i], ids[i + 1]) == pair:
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out""",
+        edited(
+            NB02,
+            "merge",
+            (
+                ("    out = []", "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:"),
+                "    out, i = [], 0\n"
+                "    while i < len(ids) - 1:                       # the last element is never copied\n"
+                "        if (ids[i], ids[i + 1]) == pair:",
+            ),
+        ),
         "test_merge",
         "последний элемент",
     ),
@@ -271,17 +286,16 @@ def merge(ids, pair, new_id):
         "nb02_merge_first_element_only",
         NB02,
         "merge",
-        """
-def merge(ids, pair, new_id):
-    out, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and ids[i] == pair[0]:    # the second element is not compared
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out""",
+        edited(
+            NB02,
+            "merge",
+            (
+                ("    out = []", "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:"),
+                "    out, i = [], 0\n"
+                "    while i < len(ids):\n"
+                "        if i + 1 < len(ids) and ids[i] == pair[0]:    # the second element is not compared",
+            ),
+        ),
         "test_merge_hidden",
         "сравнивайте оба элемента",
     ),
@@ -312,9 +326,12 @@ def merge(ids, pair, new_id):
         "nb02_train_tie_goes_to_last_pair",
         NB02,
         "train_bpe",
-        TRAIN.replace(
-            "best = max(counts, key=counts.get)",
-            "best = sorted(counts, key=counts.get)[-1]   # the last of equals wins",
+        edit(
+            TRAIN,
+            (
+                "max(counts, key=counts.get)",
+                "sorted(counts, key=counts.get)[-1]   # the last of equals wins",
+            ),
         ),
         "test_train_bpe",
         "встретилась раньше",
@@ -323,9 +340,12 @@ def merge(ids, pair, new_id):
         "nb02_train_tie_goes_to_smallest_pair",
         NB02,
         "train_bpe",
-        TRAIN.replace(
-            "best = max(counts, key=counts.get)",
-            "best = max(sorted(counts), key=counts.get)   # the smallest of equals",
+        edit(
+            TRAIN,
+            (
+                "counts, key=counts.get)",
+                "sorted(counts), key=counts.get)   # the smallest of equals",
+            ),
         ),
         "test_train_bpe",
         "встретилась раньше",
@@ -334,7 +354,13 @@ def merge(ids, pair, new_id):
         "nb02_train_crashes_without_pairs",
         NB02,
         "train_bpe",
-        TRAIN.replace("        if not counts:\n            break\n", ""),
+        edit(
+            TRAIN,
+            (
+                "        if not counts:\n            break\n",
+                "",
+            ),
+        ),
         "test_train_bpe_hidden",
         "break",
     ),
@@ -363,7 +389,7 @@ def train_bpe(text, vocab_size):
         "nb02_new_ids_start_at_257",
         NB02,
         "train_bpe",
-        TRAIN.replace("range(256, vocab_size)", "range(257, vocab_size + 1)"),
+        edit(TRAIN, ("256, vocab_size", "257, vocab_size + 1")),
         "test_train_bpe",
         "id 256",
     ),
@@ -371,7 +397,7 @@ def train_bpe(text, vocab_size):
         "nb02_train_vocab_size_taken_for_the_number_of_merges",
         NB02,
         "train_bpe",
-        TRAIN.replace("range(256, vocab_size)", "range(256, 256 + vocab_size)"),
+        edit(TRAIN, ("56, vocab_size):", "56, 256 + vocab_size):")),
         "test_train_bpe",
         "размер словаря, а не число",
     ),
@@ -379,7 +405,7 @@ def train_bpe(text, vocab_size):
         "nb02_train_one_merge_too_many",
         NB02,
         "train_bpe",
-        TRAIN.replace("range(256, vocab_size)", "range(256, vocab_size + 1)"),
+        edit(TRAIN, ("56, vocab_size):", "56, vocab_size + 1):")),
         "test_train_bpe",
         "размер словаря, а не число",
     ),
@@ -387,8 +413,12 @@ def train_bpe(text, vocab_size):
         "nb02_train_ids_not_updated",
         NB02,
         "train_bpe",
-        TRAIN.replace(
-            "ids = merge(ids, best, new_id)", "merge(ids, best, new_id)          # the result is thrown away"
+        edit(
+            TRAIN,
+            (
+                "ids = merge(ids, best, new_id)",
+                "merge(ids, best, new_id)          # the result is thrown away",
+            ),
         ),
         "test_train_bpe",
         "не забудьте заменить ids",
@@ -397,7 +427,13 @@ def train_bpe(text, vocab_size):
         "nb02_train_on_code_points",
         NB02,
         "train_bpe",
-        TRAIN.replace('list(text.encode("utf-8"))', "[ord(ch) for ch in text]        # code points, not UTF-8 bytes"),
+        edit(
+            TRAIN,
+            (
+                'list(text.encode("utf-8"))',
+                "[ord(ch) for ch in text]        # code points, not UTF-8 bytes",
+            ),
+        ),
         "test_train_bpe",
         "по байтам UTF-8",
     ),
@@ -405,7 +441,7 @@ def train_bpe(text, vocab_size):
         "nb02_train_stops_when_no_pair_repeats",
         NB02,
         "train_bpe",
-        TRAIN.replace("if not counts:", "if not counts or max(counts.values()) < 2:   # Wikipedia's stop"),
+        edit(TRAIN, ("counts:", "counts or max(counts.values()) < 2:   # Wikipedia's stop")),
         "test_train_bpe_hidden",
         "встречается один раз",
     ),
@@ -436,18 +472,21 @@ def train_bpe(text, vocab_size):
         "nb02_train_merges_kept_between_calls",
         NB02,
         "train_bpe",
-        """
-merges = {}
-def train_bpe(text, vocab_size):
-    ids = list(text.encode("utf-8"))
-    for new_id in range(256, vocab_size):         # the table outside the function keeps growing
-        counts = get_pair_counts(ids)
-        if not counts:
-            break
-        best = max(counts, key=counts.get)
-        ids = merge(ids, best, new_id)
-        merges[best] = new_id
-    return dict(merges)""",
+        edit(
+            TRAIN,
+            (
+                "def train_bpe(text, vocab_size):",
+                "merges = {}\ndef train_bpe(text, vocab_size):",
+            ),
+            (
+                "    merges = {}\n",
+                "",
+            ),
+            (
+                "urn merges",
+                "urn dict(merges)",
+            ),
+        ),
         "test_train_bpe",
         "ничего не копится между вызовами",
     ),
@@ -464,12 +503,7 @@ def train_bpe(text, vocab_size):
         "nb02_sorted_pair_counts_named_in_train_bpe",
         NB02,
         "get_pair_counts",
-        """
-def get_pair_counts(ids):
-    counts = {}
-    for pair in zip(ids, ids[1:]):
-        counts[pair] = counts.get(pair, 0) + 1
-    return dict(sorted(counts.items()))""",
+        PAIR_COUNTS_SORTED_BY_PAIR,
         "test_train_bpe",
         "Сначала исправьте get_pair_counts",
     ),
@@ -478,7 +512,13 @@ def get_pair_counts(ids):
         "nb02_train_on_code_points_named_in_hidden",
         NB02,
         "train_bpe",
-        TRAIN.replace('list(text.encode("utf-8"))', "[ord(ch) for ch in text]        # code points, not UTF-8 bytes"),
+        edit(
+            TRAIN,
+            (
+                'list(text.encode("utf-8"))',
+                "[ord(ch) for ch in text]        # code points, not UTF-8 bytes",
+            ),
+        ),
         "test_train_bpe_hidden",
         "номерам символов (ord)",
     ),

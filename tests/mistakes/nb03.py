@@ -5,7 +5,7 @@ frequent pair instead of the earliest rule, rules replayed in the dictionary's k
 over ",".join(map(str, ids)), caches that outlive a call, trees not taken apart to the bytes, rules
 listed twice or in the order of the tokens, and wrong quiz answers."""
 
-from . import Alternative, Mistake, edited
+from . import Alternative, Mistake, edit, edited
 
 NB03 = "03_encode_order"
 
@@ -52,6 +52,53 @@ QUIZ = '''
 ANSWER_1 = [97, 258]
 ANSWER_2 = "b"
 ANSWER_3 = "a"'''
+
+# versions of another approach than the solution's, whose own mistakes are edits of them
+
+APPLIED_WITH_REPEATS = """
+def applied_merges(ids, merges):
+    parts = {new_id: pair for pair, new_id in merges.items()}
+    out = []
+    def walk(token):
+        if token >= 256:
+            a, b = parts[token]
+            walk(a)
+            walk(b)
+            out.append(token)                          # a rule inside two tokens is listed twice
+    for token in ids:
+        walk(token)
+    return sorted(out)"""
+
+# versions of another approach than the solution's, whose own mistakes are edits of them
+
+MIN_OF_EMPTY_SEQUENCE = edited(
+    NB03,
+    "encode",
+    (
+        ("    while len(ids) >= 2:", "        pair = min(known, key=merges.get)     # выучена раньше всех"),
+        "    while True:\n"
+        '        pair = min(zip(ids, ids[1:]), key=lambda p: merges.get(p, float("inf")))\n'
+        "        if pair not in merges:\n"
+        "            break",
+    ),
+)
+
+ENCODE_CACHED_BY_TEXT = edited(
+    NB03,
+    "encode",
+    (
+        "def encode(text, merges):",
+        "_seen = {}\ndef encode(text, merges):",
+    ),
+    (
+        '    ids = list(text.encode("utf-8"))',
+        '    key = text\n    if key in _seen:\n        return list(_seen[key])\n    ids = list(text.encode("utf-8"))',
+    ),
+    (
+        "    return ids",
+        "    _seen[key] = ids\n    return ids",
+    ),
+)
 
 MISTAKES = [
     Mistake(
@@ -101,17 +148,19 @@ def encode(text, merges):
         "nb03_most_frequent_pair_in_text",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    while len(ids) >= 2:
-        counts = get_pair_counts(ids)
-        known = {pair: n for pair, n in counts.items() if pair in merges}
-        if not known:
-            break
-        pair = max(known, key=known.get)      # the most frequent pair of this text
-        ids = merge(ids, pair, merges[pair])
-    return ids""",
+        edited(
+            NB03,
+            "encode",
+            (
+                "        known = [pair for pair in zip(ids, ids[1:]) if pair in merges]",
+                "        counts = get_pair_counts(ids)\n"
+                "        known = {pair: n for pair, n in counts.items() if pair in merges}",
+            ),
+            (
+                "min(known, key=merges.get)     # выучена раньше всех",
+                "max(known, key=known.get)      # the most frequent pair of this text",
+            ),
+        ),
         "test_encode",
         "самую частую",
     ),
@@ -132,12 +181,14 @@ def encode(text, merges):
         "nb03_replay_sorted_by_pair",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    for pair in sorted(merges):                  # sorted by the pair, not by the id
-        ids = merge(ids, pair, merges[pair])
-    return ids""",
+        edited(
+            NB03,
+            "encode",
+            (
+                ("    while len(ids) >= 2:", "        pair = min(known, key=merges.get)     # выучена раньше всех"),
+                "    for pair in sorted(merges):                  # sorted by the pair, not by the id",
+            ),
+        ),
         "test_encode",
         "по сортировке пар",
     ),
@@ -145,16 +196,7 @@ def encode(text, merges):
         "nb03_last_pair_left_unmerged",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    while len(ids) > 2:
-        known = [pair for pair in zip(ids, ids[1:]) if pair in merges]
-        if not known:
-            break
-        pair = min(known, key=merges.get)
-        ids = merge(ids, pair, merges[pair])
-    return ids""",
+        edited(NB03, "encode", ("s) >= 2:", "s) > 2:")),
         "test_encode",
         "последнюю пару",
     ),
@@ -162,15 +204,7 @@ def encode(text, merges):
         "nb03_min_of_empty_sequence",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    while True:
-        pair = min(zip(ids, ids[1:]), key=lambda p: merges.get(p, float("inf")))
-        if pair not in merges:
-            break
-        ids = merge(ids, pair, merges[pair])
-    return ids""",
+        MIN_OF_EMPTY_SEQUENCE,
         "test_encode",
         "min() от пустой последовательности",
     ),
@@ -178,15 +212,14 @@ def encode(text, merges):
         "nb03_min_key_without_default",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    while len(ids) >= 2:
-        pair = min(zip(ids, ids[1:]), key=merges.get)   # None for unknown pairs
-        if pair not in merges:
-            break
-        ids = merge(ids, pair, merges[pair])
-    return ids""",
+        edit(
+            MIN_OF_EMPTY_SEQUENCE,
+            (
+                '    while True:\n        pair = min(zip(ids, ids[1:]), key=lambda p: merges.get(p, float("inf")))',
+                "    while len(ids) >= 2:\n"
+                "        pair = min(zip(ids, ids[1:]), key=merges.get)   # None for unknown pairs",
+            ),
+        ),
         "test_encode",
         "TypeError",
     ),
@@ -221,7 +254,7 @@ def encode(text, merges):
         "nb03_encode_cached_by_text",
         NB03,
         "encode",
-        encode_cached_by("text"),  # the same text with another table: a stale answer
+        ENCODE_CACHED_BY_TEXT,  # the same text with another table: a stale answer
         "test_encode_hidden",
         "помнит прошлые вызовы",
     ),
@@ -230,7 +263,7 @@ def encode(text, merges):
         "nb03_encode_cached_by_text_and_table_id",
         NB03,
         "encode",
-        encode_cached_by("(text, id(merges))"),
+        edit(ENCODE_CACHED_BY_TEXT, ("y = text", "y = (text, id(merges))")),
         "test_encode_hidden",
         "id(merges)",
     ),
@@ -238,7 +271,7 @@ def encode(text, merges):
         "nb03_encode_cached_by_text_and_table_size",
         NB03,
         "encode",
-        encode_cached_by("(text, len(merges))"),
+        edit(ENCODE_CACHED_BY_TEXT, ("y = text", "y = (text, len(merges))")),
         "test_encode_hidden",
         "по размеру таблицы",
     ),
@@ -321,19 +354,7 @@ def applied_merges(ids, merges):
         "nb03_applied_with_repeats",
         NB03,
         "applied_merges",
-        """
-def applied_merges(ids, merges):
-    parts = {new_id: pair for pair, new_id in merges.items()}
-    out = []
-    def walk(token):
-        if token >= 256:
-            a, b = parts[token]
-            walk(a)
-            walk(b)
-            out.append(token)                          # a rule inside two tokens is listed twice
-    for token in ids:
-        walk(token)
-    return sorted(out)""",
+        APPLIED_WITH_REPEATS,
         "test_applied_merges",
         "один раз, хотя в токене",
     ),
@@ -341,19 +362,17 @@ def applied_merges(ids, merges):
         "nb03_applied_in_token_order",
         NB03,
         "applied_merges",
-        """
-def applied_merges(ids, merges):
-    parts = {new_id: pair for pair, new_id in merges.items()}
-    out = []
-    def walk(token):
-        if token >= 256 and token not in out:
-            a, b = parts[token]
-            walk(a)
-            walk(b)
-            out.append(token)                          # the order of the tokens, not of the rules
-    for token in ids:
-        walk(token)
-    return out""",
+        edit(
+            APPLIED_WITH_REPEATS,
+            (
+                "256",
+                "256 and token not in out",
+            ),
+            (
+                "sorted(out)",
+                "out",
+            ),
+        ),
         "test_applied_merges",
         "не порядок токенов в ids",
     ),
@@ -361,16 +380,18 @@ def applied_merges(ids, merges):
         "nb03_applied_with_bytes",
         NB03,
         "applied_merges",
-        """
-def applied_merges(ids, merges):
-    parts = {new_id: pair for pair, new_id in merges.items()}
-    used, todo = set(), list(ids)
-    while todo:
-        token = todo.pop()
-        if token not in used:
-            used.add(token)                            # the bytes go into the answer too
-            todo.extend(parts.get(token, ()))
-    return sorted(used)""",
+        edited(
+            NB03,
+            "applied_merges",
+            (
+                "[i for i in ids if i >= 256]",
+                "list(ids)",
+            ),
+            (
+                "part for part in parts[token] if part >= 256",
+                "parts.get(token, ())",
+            ),
+        ),
         "test_applied_merges",
         "байты (id < 256) — не правила",
     ),
@@ -378,7 +399,7 @@ def applied_merges(ids, merges):
         "nb03_applied_newest_first",
         NB03,
         "applied_merges",
-        APPLIED.replace("sorted(used)", "sorted(used, reverse=True)"),
+        edited(NB03, "applied_merges", ("ted(used)", "ted(used, reverse=True)")),
         "test_applied_merges",
         "Сначала сработало правило 256",
     ),
@@ -386,8 +407,13 @@ def applied_merges(ids, merges):
         "nb03_applied_in_key_order",
         NB03,
         "applied_merges",
-        APPLIED.replace(
-            "return sorted(used)", "return [i for i in merges.values() if i in used]   # the order of the keys"
+        edited(
+            NB03,
+            "applied_merges",
+            (
+                "sorted(used)",
+                "[i for i in merges.values() if i in used]   # the order of the keys",
+            ),
         ),
         "test_applied_merges_hidden",
         "порядке ключей словаря",
@@ -396,18 +422,27 @@ def applied_merges(ids, merges):
         "nb03_applied_table_cached",
         NB03,
         "applied_merges",
-        """
-_parts = {}
-def applied_merges(ids, merges):
-    if not _parts:                                     # built once, from the first table it saw
-        _parts.update({new_id: pair for pair, new_id in merges.items()})
-    used, todo = set(), [i for i in ids if i >= 256]
-    while todo:
-        token = todo.pop()
-        if token not in used and token in _parts:
-            used.add(token)
-            todo.extend(part for part in _parts[token] if part >= 256)
-    return sorted(used)""",
+        edited(
+            NB03,
+            "applied_merges",
+            (
+                "def applied_merges(ids, merges):",
+                "_parts = {}\ndef applied_merges(ids, merges):",
+            ),
+            (
+                "    parts = {new_id: pair for pair, new_id in merges.items()}   # id → из чего он склеен",
+                "    if not _parts:                                     # built once, from the first table it saw\n"
+                "        _parts.update({new_id: pair for pair, new_id in merges.items()})",
+            ),
+            (
+                "        if token not in used:\n"
+                "            used.add(token)\n"
+                "            todo.extend(part for part in parts[token] if part >= 256)",
+                "        if token not in used and token in _parts:\n"
+                "            used.add(token)\n"
+                "            todo.extend(part for part in _parts[token] if part >= 256)",
+            ),
+        ),
         "test_applied_merges",
         "ничего не запоминайте",
     ),
@@ -476,30 +511,21 @@ ALTERNATIVES = [
         "nb03_min_with_infinite_default",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    while len(ids) >= 2:
-        pair = min(zip(ids, ids[1:]), key=lambda p: merges.get(p, float("inf")))
-        if pair not in merges:
-            break
-        ids = merge(ids, pair, merges[pair])
-    return ids""",
+        edit(MIN_OF_EMPTY_SEQUENCE, ("True", "len(ids) >= 2")),
     ),
     Alternative(
         "nb03_min_over_get_pair_counts",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    while len(ids) >= 2:
-        stats = get_pair_counts(ids)
-        pair = min(stats, key=lambda p: merges.get(p, float("inf")))
-        if pair not in merges:
-            break
-        ids = merge(ids, pair, merges[pair])
-    return ids""",
+        edit(
+            MIN_OF_EMPTY_SEQUENCE,
+            (
+                '    while True:\n        pair = min(zip(ids, ids[1:]), key=lambda p: merges.get(p, float("inf")))',
+                "    while len(ids) >= 2:\n"
+                "        stats = get_pair_counts(ids)\n"
+                '        pair = min(stats, key=lambda p: merges.get(p, float("inf")))',
+            ),
+        ),
     ),
     Alternative(
         "nb03_replay_sorted_by_id_own_merge",

@@ -1,6 +1,6 @@
 """Mistakes and alternative solutions for notebook 04_decode_utf8."""
 
-from . import Alternative, Mistake, edited
+from . import Alternative, Mistake, edit, edited
 
 NB04 = "04_decode_utf8"
 
@@ -40,18 +40,168 @@ def decode_stream(ids, merges):
     if buffer:
         yield buffer.decode("utf-8", errors="replace")"""
 
+# versions of another approach than the solution's, whose own mistakes are edits of them
+
+# a strict decode of the whole buffer after each token, instead of counting bytes
+STREAM_STRICT_WAITS_FOREVER = edit(
+    HAND_BUFFER,
+    (("\n\n    def length(lead):", "        return low <= second <= high\n"), ""),
+    (
+        ("        k = len(buffer) - 1", '        yield buffer.decode("utf-8", errors="replace")'),
+        "        try:\n"
+        '            text = buffer.decode("utf-8")\n'
+        "        except UnicodeDecodeError:\n"
+        "            continue                                   # wait for more bytes ... forever\n"
+        '        buffer = b""\n'
+        "        yield text",
+    ),
+)
+
+STREAM_STRICT_RETRY_KEEPS_PREFIX = edit(
+    STREAM_STRICT_WAITS_FOREVER,
+    (
+        ("        try:", "        yield text"),
+        "        try:\n"
+        '            text, buffer = buffer.decode("utf-8"), b""\n'
+        "        except UnicodeDecodeError as error:\n"
+        '            if error.reason != "unexpected end of data":\n'
+        "                continue                           # an invalid byte: wait ... until the end\n"
+        '            text, buffer = buffer[:error.start].decode("utf-8"), buffer[error.start:]\n'
+        "        if text:\n"
+        "            yield text\n"
+        "    if buffer:\n"
+        '        yield buffer.decode("utf-8", errors="replace")',
+    ),
+)
+
+B2U_INVERTED = """
+def bytes_to_unicode():
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    mapping, n = {chr(b): b for b in keep}, 0
+    for b in range(256):
+        if b not in keep:
+            mapping[chr(256 + n)] = b              # character → byte: the wrong direction
+            n += 1
+    return mapping"""
+
+B2U_ISPRINTABLE_KEEPS_SPACE = """
+def bytes_to_unicode():
+    mapping, n = {}, 0
+    for b in range(256):
+        if chr(b).isprintable():                   # the space is "printable" too
+            mapping[b] = chr(b)
+        else:
+            mapping[b] = chr(256 + n)
+            n += 1
+    return mapping"""
+
+# versions of another approach than the solution's, whose own mistakes are edits of them
+
+DECODE_EACH_TOKEN_REPLACE = edited(
+    NB04,
+    "decode",
+    (
+        '    data = b"".join(vocab[i] for i in ids)\n    return data.decode("utf-8", errors="replace")',
+        '    return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)',
+    ),
+)
+
+DECODE_STRIPS_TEXT = edited(
+    NB04,
+    "decode",
+    (
+        '    data = b"".join(vocab[i] for i in ids)\n    return data.decode("utf-8", errors="replace")',
+        '    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace").strip()',
+    ),
+)
+
+STREAM_ALL_AT_THE_END = edited(
+    NB04,
+    "decode_stream",
+    (
+        ('    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")', "        yield tail"),
+        '    yield b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")',
+    ),
+)
+
+STREAM_HAND_BUFFER_WAITS_ONE_BYTE_MORE = edit(
+    HAND_BUFFER,
+    (
+        "    def second_ok(lead, second):           # E0, F0, F4 allow fewer second bytes than 80-BF\n"
+        "        low, high = {0xE0: (0xA0, 0xBF), 0xF0: (0x90, 0xBF), 0xF4: (0x80, 0x8F)}.get(lead, (0x80, 0xBF))\n"
+        "        return low <= second <= high\n",
+        "",
+    ),
+    (
+        "        if (k >= 0 and len(buffer) - k < length(buffer[k])\n"
+        "                and (len(buffer) - k < 2 or second_ok(buffer[k], buffer[k + 1]))):",
+        "        if k >= 0 and len(buffer) - k <= length(buffer[k]):      # <= : a finished character waits too",
+    ),
+)
+
+STREAM_DROPS_TAIL = edited(
+    NB04,
+    "decode_stream",
+    (
+        "def decode_stream(ids, merges):",
+        "import codecs\ndef decode_stream(ids, merges):",
+    ),
+    (
+        "\n"
+        '    tail = decoder.decode(b"", final=True)        # id кончились: недописанный символ — это �\n'
+        "    if tail:\n"
+        "        yield tail",
+        "",
+    ),
+)
+
+B2U_KEEPS_SOFT_HYPHEN = edited(
+    NB04,
+    "bytes_to_unicode",
+    (
+        (
+            '    keep = (list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))',
+            "    shift = 256",
+        ),
+        '    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("ÿ") + 1))\n'
+        "    mapping = {b: chr(b) for b in keep}\n"
+        "    n = 0",
+    ),
+    (
+        "            mapping[b] = chr(shift)\n            shift += 1",
+        "            mapping[b] = chr(256 + n)\n            n += 1",
+    ),
+)
+
+STREAM_YIELDS_WHOLE_SCREEN = edited(
+    NB04,
+    "decode_stream",
+    (
+        "def decode_stream(ids, merges):",
+        "import codecs\ndef decode_stream(ids, merges):",
+    ),
+    (
+        "    for i in ids:",
+        '    screen = ""\n    for i in ids:',
+    ),
+    (
+        "            yield text",
+        "            screen += text\n"
+        "            yield screen                           # everything so far, not the new piece",
+    ),
+    (
+        "eld tail",
+        "eld screen + tail",
+    ),
+)
+
 MISTAKES = [
     # ---------------------------------------------------------------- decode
     Mistake(
         "nb04_decode_each_token_replace",
         NB04,
         "decode",
-        """
-def decode(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)""",
+        DECODE_EACH_TOKEN_REPLACE,
         "test_decode",
         "сначала склеить",
     ),
@@ -59,12 +209,7 @@ def decode(ids, merges):
         "nb04_decode_each_token_strict",
         NB04,
         "decode",
-        """
-def decode(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    return "".join(vocab[i].decode("utf-8") for i in ids)""",
+        edit(DECODE_EACH_TOKEN_REPLACE, (', errors="replace"', "")),
         "test_decode",
         "UnicodeDecodeError",
     ),
@@ -72,12 +217,13 @@ def decode(ids, merges):
         "nb04_decode_without_replace",
         NB04,
         "decode",
-        """
-def decode(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8")""",
+        edit(
+            DECODE_EACH_TOKEN_REPLACE,
+            (
+                '"".join(vocab[i].decode("utf-8", errors="replace") for i in ids',
+                'b"".join(vocab[i] for i in ids).decode("utf-8"',
+            ),
+        ),
         "test_decode",
         'errors="replace"',
     ),
@@ -124,12 +270,7 @@ def decode(ids, merges):
         "nb04_decode_strips_text",
         NB04,
         "decode",
-        """
-def decode(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace").strip()""",
+        DECODE_STRIPS_TEXT,
         "test_decode_hidden",
         "ни чистить, ни обрезать",
     ),
@@ -137,12 +278,7 @@ def decode(ids, merges):
         "nb04_decode_errors_ignore",
         NB04,
         "decode",
-        """
-def decode(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="ignore")    # broken bytes vanish""",
+        edit(DECODE_STRIPS_TEXT, ('replace").strip()', 'ignore")    # broken bytes vanish')),
         "test_decode",
         'errors="replace"',
     ),
@@ -214,13 +350,14 @@ def decode(ids, merges):
         "nb04_stream_replace_per_token",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    for i in ids:
-        yield vocab[i].decode("utf-8", errors="replace")""",
+        edited(
+            NB04,
+            "decode_stream",
+            (
+                ('    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")', "        yield tail"),
+                '    for i in ids:\n        yield vocab[i].decode("utf-8", errors="replace")',
+            ),
+        ),
         "test_decode_stream",
         "не выдавайте вместо него �",
     ),
@@ -228,17 +365,7 @@ def decode_stream(ids, merges):
         "nb04_stream_drops_tail",
         NB04,
         "decode_stream",
-        """
-import codecs
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    for i in ids:
-        text = decoder.decode(vocab[i])
-        if text:
-            yield text                                 # no final flush""",
+        STREAM_DROPS_TAIL,
         "test_decode_stream",
         "id больше не будет",
     ),
@@ -246,20 +373,7 @@ def decode_stream(ids, merges):
         "nb04_stream_strict_waits_forever",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    buffer = b""
-    for i in ids:
-        buffer += vocab[i]
-        try:
-            text = buffer.decode("utf-8")
-        except UnicodeDecodeError:
-            continue                                   # wait for more bytes ... forever
-        buffer = b""
-        yield text""",
+        STREAM_STRICT_WAITS_FOREVER,
         "test_decode_stream",
         "битые байты по-прежнему становятся �",
     ),
@@ -267,12 +381,7 @@ def decode_stream(ids, merges):
         "nb04_stream_all_at_the_end",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    yield b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        STREAM_ALL_AT_THE_END,
         "test_decode_stream",
         "сразу",
     ),
@@ -280,12 +389,7 @@ def decode_stream(ids, merges):
         "nb04_stream_returns_string",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        edit(STREAM_ALL_AT_THE_END, ('    yield b""', '    return b""')),
         "test_decode_stream",
         "генератором",
     ),
@@ -293,22 +397,13 @@ def decode_stream(ids, merges):
         "nb04_stream_strict_retry_flush_at_end",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    buffer = b""
-    for i in ids:
-        buffer += vocab[i]
-        try:
-            text = buffer.decode("utf-8")          # retry a strict decode until it works
-        except UnicodeDecodeError:
-            continue
-        buffer = b""
-        yield text
-    if buffer:
-        yield buffer.decode("utf-8", errors="replace")""",
+        edit(
+            STREAM_STRICT_WAITS_FOREVER,
+            (
+                "        yield text",
+                '        yield text\n    if buffer:\n        yield buffer.decode("utf-8", errors="replace")',
+            ),
+        ),
         "test_decode_stream",
         "целые символы не ждут",
     ),
@@ -316,24 +411,7 @@ def decode_stream(ids, merges):
         "nb04_stream_strict_retry_keeps_prefix",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    buffer = b""
-    for i in ids:
-        buffer += vocab[i]
-        try:
-            text, buffer = buffer.decode("utf-8"), b""
-        except UnicodeDecodeError as error:
-            if error.reason != "unexpected end of data":
-                continue                           # an invalid byte: wait ... until the end
-            text, buffer = buffer[:error.start].decode("utf-8"), buffer[error.start:]
-        if text:
-            yield text
-    if buffer:
-        yield buffer.decode("utf-8", errors="replace")""",
+        STREAM_STRICT_RETRY_KEEPS_PREFIX,
         "test_decode_stream",
         "битый байт не должен задерживать вывод",
     ),
@@ -341,21 +419,19 @@ def decode_stream(ids, merges):
         "nb04_stream_reads_all_ids_first",
         NB04,
         "decode_stream",
-        """
-import codecs
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    ids = list(ids)                                # reads the whole stream before the first piece
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    for i in ids:
-        text = decoder.decode(vocab[i])
-        if text:
-            yield text
-    tail = decoder.decode(b"", final=True)
-    if tail:
-        yield tail""",
+        edited(
+            NB04,
+            "decode_stream",
+            (
+                "def decode_stream(ids, merges):",
+                "import codecs\ndef decode_stream(ids, merges):",
+            ),
+            (
+                '    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")',
+                "    ids = list(ids)                                # reads the whole stream before the first piece\n"
+                '    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")',
+            ),
+        ),
         "test_decode_stream",
         "циклом for",
     ),
@@ -363,22 +439,7 @@ def decode_stream(ids, merges):
         "nb04_stream_yields_whole_screen",
         NB04,
         "decode_stream",
-        """
-import codecs
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    screen = ""
-    for i in ids:
-        text = decoder.decode(vocab[i])
-        if text:
-            screen += text
-            yield screen                           # everything so far, not the new piece
-    tail = decoder.decode(b"", final=True)
-    if tail:
-        yield screen + tail""",
+        STREAM_YIELDS_WHOLE_SCREEN,
         "test_decode_stream",
         "только новый текст",
     ),
@@ -410,22 +471,18 @@ def decode_stream(ids, merges):
         "nb04_stream_holds_only_a_last_lead_byte",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    buffer = b""
-    for i in ids:
-        buffer += vocab[i]
-        if buffer[-1] >= 0xC0:                     # only a lead byte at the very end is held back
-            ready, buffer = buffer[:-1], buffer[-1:]
-        else:
-            ready, buffer = buffer, b""
-        if ready:
-            yield ready.decode("utf-8", errors="replace")
-    if buffer:
-        yield buffer.decode("utf-8", errors="replace")""",
+        edit(
+            STREAM_STRICT_RETRY_KEEPS_PREFIX,
+            (
+                ("        try:", "            yield text"),
+                "        if buffer[-1] >= 0xC0:                     # only a lead byte at the very end is held back\n"
+                "            ready, buffer = buffer[:-1], buffer[-1:]\n"
+                "        else:\n"
+                '            ready, buffer = buffer, b""\n'
+                "        if ready:\n"
+                '            yield ready.decode("utf-8", errors="replace")',
+            ),
+        ),
         "test_decode_stream_hidden",
         "пока не пришли все",
     ),
@@ -433,35 +490,7 @@ def decode_stream(ids, merges):
         "nb04_stream_hand_buffer_waits_one_byte_more",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-
-    def length(lead):
-        if 0xC2 <= lead <= 0xDF:
-            return 2
-        if 0xE0 <= lead <= 0xEF:
-            return 3
-        if 0xF0 <= lead <= 0xF4:
-            return 4
-        return 1
-
-    buffer = b""
-    for i in ids:
-        buffer += vocab[i]
-        k = len(buffer) - 1
-        while k >= 0 and 0x80 <= buffer[k] <= 0xBF and len(buffer) - k < 4:
-            k -= 1
-        if k >= 0 and len(buffer) - k <= length(buffer[k]):      # <= : a finished character waits too
-            ready, buffer = buffer[:k], buffer[k:]
-        else:
-            ready, buffer = buffer, b""
-        if ready:
-            yield ready.decode("utf-8", errors="replace")
-    if buffer:
-        yield buffer.decode("utf-8", errors="replace")""",
+        STREAM_HAND_BUFFER_WAITS_ONE_BYTE_MORE,
         "test_decode_stream",
         "сразу",
     ),
@@ -470,35 +499,13 @@ def decode_stream(ids, merges):
         "nb04_stream_hand_buffer_no_second_byte_check",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-
-    def length(lead):                      # how many bytes a lead byte promises
-        if 0xC2 <= lead <= 0xDF:
-            return 2
-        if 0xE0 <= lead <= 0xEF:
-            return 3
-        if 0xF0 <= lead <= 0xF4:
-            return 4
-        return 1
-
-    buffer = b""
-    for i in ids:
-        buffer += vocab[i]
-        k = len(buffer) - 1                # the last byte that is not a continuation byte
-        while k >= 0 and 0x80 <= buffer[k] <= 0xBF and len(buffer) - k < 4:
-            k -= 1
-        if k >= 0 and len(buffer) - k < length(buffer[k]):
-            ready, buffer = buffer[:k], buffer[k:]       # keep the unfinished character
-        else:
-            ready, buffer = buffer, b""
-        if ready:
-            yield ready.decode("utf-8", errors="replace")
-    if buffer:
-        yield buffer.decode("utf-8", errors="replace")""",
+        edit(
+            STREAM_HAND_BUFFER_WAITS_ONE_BYTE_MORE,
+            (
+                "= length(buffer[k]):      # <= : a finished character waits too",
+                " length(buffer[k]):",
+            ),
+        ),
         "test_decode_stream_hidden",
         "после E0 второй байт бывает только A0–BF",
     ),
@@ -506,20 +513,20 @@ def decode_stream(ids, merges):
         "nb04_stream_one_decoder_for_all_calls",
         NB04,
         "decode_stream",
-        """
-import codecs
-decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    for i in ids:
-        text = decoder.decode(vocab[i])
-        if text:
-            yield text
-    tail = decoder.decode(b"", final=True)
-    if tail:
-        yield tail""",
+        edited(
+            NB04,
+            "decode_stream",
+            (
+                "def decode_stream(ids, merges):",
+                "import codecs\n"
+                'decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")\n'
+                "def decode_stream(ids, merges):",
+            ),
+            (
+                '    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")\n',
+                "",
+            ),
+        ),
         "test_decode_stream_hidden",
         "по одному на вызов",
     ),
@@ -527,17 +534,7 @@ def decode_stream(ids, merges):
         "nb04_stream_drops_tail_named_in_hidden",
         NB04,
         "decode_stream",
-        """
-import codecs
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    for i in ids:
-        text = decoder.decode(vocab[i])
-        if text:
-            yield text""",
+        STREAM_DROPS_TAIL,
         "test_decode_stream_hidden",
         "недописанный символ в конце не выдан",
     ),
@@ -545,32 +542,20 @@ def decode_stream(ids, merges):
         "nb04_stream_lead_length_from_leading_ones",
         NB04,
         "decode_stream",
-        """
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-
-    def length(lead):                      # the number of leading 1 bits (hint 1, taken literally)
-        n = 0
-        while n < 8 and lead & (0x80 >> n):
-            n += 1
-        return max(n, 1)
-
-    buffer = b""
-    for i in ids:
-        buffer += vocab[i]
-        k = len(buffer) - 1
-        while k >= 0 and 0x80 <= buffer[k] <= 0xBF and len(buffer) - k < 4:
-            k -= 1
-        if k >= 0 and len(buffer) - k < length(buffer[k]):
-            ready, buffer = buffer[:k], buffer[k:]
-        else:
-            ready, buffer = buffer, b""
-        if ready:
-            yield ready.decode("utf-8", errors="replace")
-    if buffer:
-        yield buffer.decode("utf-8", errors="replace")""",
+        edit(
+            STREAM_HAND_BUFFER_WAITS_ONE_BYTE_MORE,
+            (
+                ("        if 0xC2 <= lead <= 0xDF:", "        return 1"),
+                "        n = 0\n"
+                "        while n < 8 and lead & (0x80 >> n):\n"
+                "            n += 1\n"
+                "        return max(n, 1)",
+            ),
+            (
+                "= length(buffer[k]):      # <= : a finished character waits too",
+                " length(buffer[k]):",
+            ),
+        ),
         "test_decode_stream_hidden",
         "никогда не начинают символ",
     ),
@@ -579,7 +564,7 @@ def decode_stream(ids, merges):
         "nb04_stream_hand_buffer_four_byte_lead_as_three",
         NB04,
         "decode_stream",
-        HAND_BUFFER.replace("if 0xE0 <= lead <= 0xEF:", "if 0xE0 <= lead <= 0xF4:   # F0-F4 read as 3 bytes too"),
+        edit(HAND_BUFFER, ("0xEF:", "0xF4:   # F0-F4 read as 3 bytes too")),
         "test_decode_stream_hidden",
         "F0–F4 — из четырёх",
     ),
@@ -588,16 +573,24 @@ def decode_stream(ids, merges):
         "nb04_b2u_shift_off_by_one",
         NB04,
         "bytes_to_unicode",
-        """
-def bytes_to_unicode():
-    keep = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
-    mapping = {b: chr(b) for b in keep}
-    n = 0
-    for b in range(256):
-        if b not in mapping:
-            n += 1                                     # counted before use: starts at 257
-            mapping[b] = chr(256 + n)
-    return mapping""",
+        edited(
+            NB04,
+            "bytes_to_unicode",
+            (
+                (
+                    '    keep = (list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))',
+                    "    shift = 256",
+                ),
+                "    keep = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))\n"
+                "    mapping = {b: chr(b) for b in keep}\n"
+                "    n = 0",
+            ),
+            (
+                "            mapping[b] = chr(shift)\n            shift += 1",
+                "            n += 1                                     # counted before use: starts at 257\n"
+                "            mapping[b] = chr(256 + n)",
+            ),
+        ),
         "test_bytes_to_unicode",
         "начиная ровно с 256",
     ),
@@ -616,16 +609,7 @@ def bytes_to_unicode():
         "nb04_b2u_keeps_soft_hyphen",
         NB04,
         "bytes_to_unicode",
-        """
-def bytes_to_unicode():
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("ÿ") + 1))
-    mapping = {b: chr(b) for b in keep}
-    n = 0
-    for b in range(256):
-        if b not in mapping:
-            mapping[b] = chr(256 + n)
-            n += 1
-    return mapping""",
+        B2U_KEEPS_SOFT_HYPHEN,
         "test_bytes_to_unicode",
         "0xAD",
     ),
@@ -633,16 +617,17 @@ def bytes_to_unicode():
         "nb04_b2u_shift_starts_at_zero",
         NB04,
         "bytes_to_unicode",
-        """
-def bytes_to_unicode():
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    mapping = {b: chr(b) for b in keep}
-    n = 0
-    for b in range(256):
-        if b not in mapping:
-            mapping[b] = chr(n)                        # the shift starts at 0, not at 256
-            n += 1
-    return mapping""",
+        edit(
+            B2U_KEEPS_SOFT_HYPHEN,
+            (
+                'rd("ÿ") +',
+                'rd("¬") + 1)) + list(range(ord("®"), ord("ÿ") +',
+            ),
+            (
+                "256 + n)",
+                "n)                        # the shift starts at 0, not at 256",
+            ),
+        ),
         "test_bytes_to_unicode",
         "непечатные",
     ),
@@ -650,16 +635,13 @@ def bytes_to_unicode():
         "nb04_b2u_range_end_excluded",
         NB04,
         "bytes_to_unicode",
-        """
-def bytes_to_unicode():
-    keep = list(range(ord("!"), ord("~"))) + list(range(ord("¡"), ord("¬"))) + list(range(ord("®"), ord("ÿ")))
-    mapping = {b: chr(b) for b in keep}
-    n = 0
-    for b in range(256):
-        if b not in mapping:
-            mapping[b] = chr(256 + n)
-            n += 1
-    return mapping""",
+        edit(
+            B2U_KEEPS_SOFT_HYPHEN,
+            (
+                ' + 1)) + list(range(ord("¡"), ord("ÿ") + 1',
+                ')) + list(range(ord("¡"), ord("¬"))) + list(range(ord("®"), ord("ÿ")',
+            ),
+        ),
         "test_bytes_to_unicode",
         "концы включаются",
     ),
@@ -667,16 +649,7 @@ def bytes_to_unicode():
         "nb04_b2u_last_range_short",
         NB04,
         "bytes_to_unicode",
-        """
-def bytes_to_unicode():
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), 255))
-    mapping = {b: chr(b) for b in keep}
-    n = 0
-    for b in range(256):
-        if b not in mapping:
-            mapping[b] = chr(256 + n)
-            n += 1
-    return mapping""",
+        edit(B2U_KEEPS_SOFT_HYPHEN, ('ÿ") + 1', '¬") + 1)) + list(range(ord("®"), 255')),
         "test_bytes_to_unicode_hidden",
         "концы включаются",
     ),
@@ -684,16 +657,7 @@ def bytes_to_unicode():
         "nb04_b2u_isprintable_keeps_space",
         NB04,
         "bytes_to_unicode",
-        """
-def bytes_to_unicode():
-    mapping, n = {}, 0
-    for b in range(256):
-        if chr(b).isprintable():                   # the space is "printable" too
-            mapping[b] = chr(b)
-        else:
-            mapping[b] = chr(256 + n)
-            n += 1
-    return mapping""",
+        B2U_ISPRINTABLE_KEEPS_SPACE,
         "test_bytes_to_unicode",
         "пробельные",
     ),
@@ -701,15 +665,7 @@ def bytes_to_unicode():
         "nb04_b2u_inverted",
         NB04,
         "bytes_to_unicode",
-        """
-def bytes_to_unicode():
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    mapping, n = {chr(b): b for b in keep}, 0
-    for b in range(256):
-        if b not in keep:
-            mapping[chr(256 + n)] = b              # character → byte: the wrong direction
-            n += 1
-    return mapping""",
+        B2U_INVERTED,
         "test_bytes_to_unicode",
         "ключи",
     ),
@@ -717,15 +673,17 @@ def bytes_to_unicode():
         "nb04_b2u_code_points",
         NB04,
         "bytes_to_unicode",
-        """
-def bytes_to_unicode():
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    mapping, n = {b: b for b in keep}, 0           # numbers of characters, not characters
-    for b in range(256):
-        if b not in keep:
-            mapping[b] = 256 + n
-            n += 1
-    return mapping""",
+        edit(
+            B2U_INVERTED,
+            (
+                "chr(b): b for b in keep}, 0",
+                "b: b for b in keep}, 0           # numbers of characters, not characters",
+            ),
+            (
+                "chr(256 + n)] = b              # character → byte: the wrong direction",
+                "b] = 256 + n",
+            ),
+        ),
         "test_bytes_to_unicode",
         "одним символом",
     ),
@@ -821,16 +779,16 @@ def decode(ids, merges):
         "nb04_stream_yields_empty_strings",
         NB04,
         "decode_stream",
-        """
-import codecs
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    for i in ids:
-        yield decoder.decode(vocab[i])
-    yield decoder.decode(b"", True)""",
+        edit(
+            STREAM_DROPS_TAIL,
+            (
+                ('    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")', "            yield text"),
+                '    decoder = codecs.getincrementaldecoder("utf-8")("replace")\n'
+                "    for i in ids:\n"
+                "        yield decoder.decode(vocab[i])\n"
+                '    yield decoder.decode(b"", True)',
+            ),
+        ),
     ),
     Alternative(
         "nb04_b2u_printable_in_byte_order",
@@ -878,31 +836,27 @@ def decode(ids, merges):
         "nb04_stream_pieces_per_character",
         NB04,
         "decode_stream",
-        """
-import codecs
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    for i in ids:
-        for ch in decoder.decode(vocab[i]):        # the same text, one character at a time
-            yield ch
-    yield from decoder.decode(b"", final=True)""",
+        edit(
+            STREAM_YIELDS_WHOLE_SCREEN,
+            (
+                ('    screen = ""', "        yield screen + tail"),
+                "    for i in ids:\n"
+                "        for ch in decoder.decode(vocab[i]):        # the same text, one character at a time\n"
+                "            yield ch\n"
+                '    yield from decoder.decode(b"", final=True)',
+            ),
+        ),
     ),
     Alternative(
         "nb04_b2u_printable_not_space",
         NB04,
         "bytes_to_unicode",
-        """
-def bytes_to_unicode():
-    mapping, n = {}, 0
-    for b in range(256):
-        if chr(b).isprintable() and not chr(b).isspace():
-            mapping[b] = chr(b)
-        else:
-            mapping[b] = chr(256 + n)
-            n += 1
-    return mapping""",
+        edit(
+            B2U_ISPRINTABLE_KEEPS_SPACE,
+            (
+                ':                   # the space is "printable" too',
+                " and not chr(b).isspace():",
+            ),
+        ),
     ),
 ]

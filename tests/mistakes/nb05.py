@@ -1,8 +1,101 @@
 """Mistakes and alternative solutions for notebook 05_regex_pretokenization."""
 
-from . import Alternative, Mistake, edited
+from . import Alternative, Mistake, edit, edited
 
 NB05 = "05_regex_pretokenization"
+
+# versions of another approach than the solution's, whose own mistakes are edits of them
+
+ENCODE_CACHE_KEYED_BY_TABLE_SIZE = """
+KNOWN = {}                                                  # (table size, chunk) -> ids, shared by every call
+def encode_chunked(text, merges, pattern=GPT2_PATTERN):
+    ids = []
+    for chunk in pretokenize(text, pattern):
+        key = (len(merges), chunk)
+        if key not in KNOWN:
+            KNOWN[key] = encode(chunk, merges)
+        ids.extend(KNOWN[key])
+    return ids"""
+
+# versions of another approach than the solution's, whose own mistakes are edits of them
+
+BRANCHES_STUCK_WHEN_NOTHING_MATCHES = """
+def split_by_branches(text, branches):
+    compiled = [regex.compile(b) for b in branches]
+    pieces, pos = [], 0
+    while pos < len(text):
+        for k, c in enumerate(compiled):
+            m = c.match(text, pos)
+            if m and m.end() > pos:
+                pieces.append((m.group(), k))
+                pos = m.end()
+                break                                  # no match at all: pos never moves
+    return pieces"""
+
+TRAIN_CHUNKS_SORTED_BY_FREQUENCY = edited(
+    NB05,
+    "train_chunked",
+    (
+        "def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):",
+        "from collections import Counter\ndef train_chunked(text, vocab_size, pattern=GPT2_PATTERN):",
+    ),
+    (
+        ("    chunk_counts = {}", "    freqs = list(chunk_counts.values())"),
+        '    words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).most_common()]',
+    ),
+    (
+        "        for ids, freq in zip(pieces, freqs):\n"
+        "            for pair in zip(ids, ids[1:]):\n"
+        "                counts[pair] = counts.get(pair, 0) + freq",
+        "        for ids, n in words:\n"
+        "            for pair in zip(ids, ids[1:]):\n"
+        "                counts[pair] = counts.get(pair, 0) + n",
+    ),
+    (
+        "pieces = [merge(ids, pair, new_id) for ids in pieces",
+        "words = [(merge(ids, pair, new_id), n) for ids, n in words",
+    ),
+)
+
+TRAIN_TIE_LAST_SEEN = """
+from collections import Counter
+def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
+    words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).items()]
+    merges = {}
+    for new_id in range(256, vocab_size):
+        counts = {}
+        for ids, n in words:
+            for pair in zip(ids, ids[1:]):
+                counts[pair] = counts.get(pair, 0) + n
+        best = None
+        for pair, c in counts.items():
+            if best is None or c >= counts[best]:            # >= : the last of equals wins
+                best = pair
+        if best is None:
+            break
+        words = [(merge(ids, best, new_id), n) for ids, n in words]
+        merges[best] = new_id
+    return merges"""
+
+TRAIN_CHUNKS_WITHOUT_FREQUENCY = edited(
+    NB05,
+    "train_chunked",
+    (
+        ("    chunk_counts = {}", "    freqs = list(chunk_counts.values())"),
+        '    pieces = [list(chunk.encode("utf-8")) for chunk in dict.fromkeys(pretokenize(text, pattern))]',
+    ),
+    (
+        "        for ids, freq in zip(pieces, freqs):\n"
+        "            for pair in zip(ids, ids[1:]):\n"
+        "                counts[pair] = counts.get(pair, 0) + freq",
+        "        for ids in pieces:\n"
+        "            for pair in zip(ids, ids[1:]):\n"
+        "                counts[pair] = counts.get(pair, 0) + 1    # each unique chunk counted once",
+    ),
+)
+
+# the chunks as (ids, count) pairs in the order they first appear: the base of several mistakes
+TRAIN_WORDS = edit(TRAIN_CHUNKS_SORTED_BY_FREQUENCY, ("most_common", "items"))
 
 MISTAKES = [
     # ---------------------------------------------------------------- split_by_branches
@@ -65,20 +158,22 @@ def split_by_branches(text, branches):
         "nb05_branches_search_skips_text",
         NB05,
         "split_by_branches",
-        """
-def split_by_branches(text, branches):
-    compiled = [regex.compile(b) for b in branches]
-    pieces, pos = [], 0
-    while pos < len(text):
-        for k, c in enumerate(compiled):
-            m = c.search(text, pos)                    # search: may match further on
-            if m and m.end() > m.start():
-                pieces.append((m.group(), k))
-                pos = m.end()
-                break
-        else:
-            pos += 1
-    return pieces""",
+        edited(
+            NB05,
+            "split_by_branches",
+            (
+                "branch) for branch",
+                "b) for b",
+            ),
+            (
+                ("        for k, branch in enumerate(compiled):", "                pos = found.end()"),
+                "        for k, c in enumerate(compiled):\n"
+                "            m = c.search(text, pos)                    # search: may match further on\n"
+                "            if m and m.end() > m.start():\n"
+                "                pieces.append((m.group(), k))\n"
+                "                pos = m.end()",
+            ),
+        ),
         "test_split_by_branches",
         "ровно с текущей позиции",
     ),
@@ -102,18 +197,7 @@ def split_by_branches(text, branches):
         "nb05_branches_stuck_when_nothing_matches",
         NB05,
         "split_by_branches",
-        """
-def split_by_branches(text, branches):
-    compiled = [regex.compile(b) for b in branches]
-    pieces, pos = [], 0
-    while pos < len(text):
-        for k, c in enumerate(compiled):
-            m = c.match(text, pos)
-            if m and m.end() > pos:
-                pieces.append((m.group(), k))
-                pos = m.end()
-                break                                  # no match at all: pos never moves
-    return pieces""",
+        BRANCHES_STUCK_WHEN_NOTHING_MATCHES,
         "test_split_by_branches",
         "не завершилась",
     ),
@@ -121,20 +205,19 @@ def split_by_branches(text, branches):
         "nb05_branches_numbered_from_one",
         NB05,
         "split_by_branches",
-        """
-def split_by_branches(text, branches):
-    compiled = [regex.compile(b) for b in branches]
-    pieces, pos = [], 0
-    while pos < len(text):
-        for k, c in enumerate(compiled, 1):            # numbers from 1
-            m = c.match(text, pos)
-            if m and m.end() > pos:
-                pieces.append((m.group(), k))
-                pos = m.end()
-                break
-        else:
-            pos += 1
-    return pieces""",
+        edit(
+            BRANCHES_STUCK_WHEN_NOTHING_MATCHES,
+            (
+                "compiled):",
+                "compiled, 1):            # numbers from 1",
+            ),
+            (
+                "    return pieces",
+                "        else:\n"
+                "            pos += 1                                 # ни одна ветка не подошла: символ пропускается\n"
+                "    return pieces",
+            ),
+        ),
         "test_split_by_branches",
         "номера веток — с нуля",
     ),
@@ -153,20 +236,19 @@ def split_by_branches(text, branches):
         "nb05_branches_pieces_as_lists",
         NB05,
         "split_by_branches",
-        """
-def split_by_branches(text, branches):
-    compiled = [regex.compile(b) for b in branches]
-    pieces, pos = [], 0
-    while pos < len(text):
-        for k, c in enumerate(compiled):
-            m = c.match(text, pos)
-            if m and m.end() > pos:
-                pieces.append([m.group(), k])          # lists, not pairs
-                pos = m.end()
-                break
-        else:
-            pos += 1
-    return pieces""",
+        edit(
+            BRANCHES_STUCK_WHEN_NOTHING_MATCHES,
+            (
+                "(m.group(), k))",
+                "[m.group(), k])          # lists, not pairs",
+            ),
+            (
+                "    return pieces",
+                "        else:\n"
+                "            pos += 1                                 # ни одна ветка не подошла: символ пропускается\n"
+                "    return pieces",
+            ),
+        ),
         "test_split_by_branches",
         "кортежей",
     ),
@@ -303,20 +385,24 @@ def number_pattern(max_digits):
         "nb05_train_across_chunk_boundaries",
         NB05,
         "train_chunked",
-        """
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    ids = []
-    for chunk in pretokenize(text, pattern):
-        ids.extend(chunk.encode("utf-8"))     # all chunks glued into one stream of bytes
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = get_pair_counts(ids)
-        if not counts:
-            break
-        pair = max(counts, key=counts.get)
-        ids = merge(ids, pair, new_id)
-        merges[pair] = new_id
-    return merges""",
+        edited(
+            NB05,
+            "train_chunked",
+            (
+                ("    chunk_counts = {}", "    freqs = list(chunk_counts.values())"),
+                "    ids = []\n"
+                "    for chunk in pretokenize(text, pattern):\n"
+                '        ids.extend(chunk.encode("utf-8"))     # all chunks glued into one stream of bytes',
+            ),
+            (
+                ("        counts = {}", "                counts[pair] = counts.get(pair, 0) + freq"),
+                "        counts = get_pair_counts(ids)",
+            ),
+            (
+                "pieces = [merge(ids, pair, new_id) for ids in pieces]",
+                "ids = merge(ids, pair, new_id)",
+            ),
+        ),
         "test_train_chunked",
         "границы кусков",
     ),
@@ -324,21 +410,7 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         "nb05_train_chunks_without_frequency",
         NB05,
         "train_chunked",
-        """
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    pieces = [list(chunk.encode("utf-8")) for chunk in dict.fromkeys(pretokenize(text, pattern))]
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = {}
-        for ids in pieces:
-            for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + 1    # each unique chunk counted once
-        if not counts:
-            break
-        pair = max(counts, key=counts.get)
-        pieces = [merge(ids, pair, new_id) for ids in pieces]
-        merges[pair] = new_id
-    return merges""",
+        TRAIN_CHUNKS_WITHOUT_FREQUENCY,
         "test_train_chunked",
         "частоту",
     ),
@@ -346,22 +418,7 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         "nb05_train_chunks_sorted_by_frequency",
         NB05,
         "train_chunked",
-        """
-from collections import Counter
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).most_common()]
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = {}
-        for ids, n in words:
-            for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + n
-        if not counts:
-            break
-        pair = max(counts, key=counts.get)
-        words = [(merge(ids, pair, new_id), n) for ids, n in words]
-        merges[pair] = new_id
-    return merges""",
+        TRAIN_CHUNKS_SORTED_BY_FREQUENCY,
         "test_train_chunked_hidden",
         "не сортируйте куски по частоте",
     ),
@@ -369,22 +426,13 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         "nb05_train_chunks_sorted_alphabetically",
         NB05,
         "train_chunked",
-        """
-from collections import Counter
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    words = [(list(c.encode("utf-8")), n) for c, n in sorted(Counter(pretokenize(text, pattern)).items())]
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = {}
-        for ids, n in words:
-            for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + n
-        if not counts:
-            break
-        pair = max(counts, key=counts.get)
-        words = [(merge(ids, pair, new_id), n) for ids, n in words]
-        merges[pair] = new_id
-    return merges""",
+        edit(
+            TRAIN_CHUNKS_SORTED_BY_FREQUENCY,
+            (
+                "Counter(pretokenize(text, pattern)).most_common(",
+                "sorted(Counter(pretokenize(text, pattern)).items()",
+            ),
+        ),
         "test_train_chunked_hidden",
         "порядке первого появления",
     ),
@@ -392,22 +440,13 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         "nb05_train_tie_by_largest_pair",
         NB05,
         "train_chunked",
-        """
-from collections import Counter
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).items()]
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = {}
-        for ids, n in words:
-            for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + n
-        if not counts:
-            break
-        pair = max(counts, key=lambda p: (counts[p], p))     # ties go to the largest pair
-        words = [(merge(ids, pair, new_id), n) for ids, n in words]
-        merges[pair] = new_id
-    return merges""",
+        edit(
+            TRAIN_WORDS,
+            (
+                "counts.get)",
+                "lambda p: (counts[p], p))     # ties go to the largest pair",
+            ),
+        ),
         "test_train_chunked_hidden",
         "раньше встречается в тексте",
     ),
@@ -415,25 +454,7 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         "nb05_train_tie_last_seen",
         NB05,
         "train_chunked",
-        """
-from collections import Counter
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).items()]
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = {}
-        for ids, n in words:
-            for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + n
-        best = None
-        for pair, c in counts.items():
-            if best is None or c >= counts[best]:            # >= : the last of equals wins
-                best = pair
-        if best is None:
-            break
-        words = [(merge(ids, best, new_id), n) for ids, n in words]
-        merges[best] = new_id
-    return merges""",
+        TRAIN_TIE_LAST_SEEN,
         "test_train_chunked",
         "при ничьей",
     ),
@@ -441,22 +462,13 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         "nb05_train_stops_when_pairs_are_single",
         NB05,
         "train_chunked",
-        """
-from collections import Counter
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).items()]
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = {}
-        for ids, n in words:
-            for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + n
-        if not counts or max(counts.values()) < 2:           # stops early: a pair seen once is merged too
-            break
-        pair = max(counts, key=counts.get)
-        words = [(merge(ids, pair, new_id), n) for ids, n in words]
-        merges[pair] = new_id
-    return merges""",
+        edit(
+            TRAIN_WORDS,
+            (
+                "counts:",
+                "counts or max(counts.values()) < 2:           # stops early: a pair seen once is merged too",
+            ),
+        ),
         "test_train_chunked_hidden",
         "встреченная один раз",
     ),
@@ -464,22 +476,18 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         "nb05_train_frequency_by_text_count",
         NB05,
         "train_chunked",
-        """
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    chunks = list(dict.fromkeys(pretokenize(text, pattern)))
-    words = [(list(c.encode("utf-8")), text.count(c)) for c in chunks]   # substrings counted too
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = {}
-        for ids, n in words:
-            for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + n
-        if not counts:
-            break
-        pair = max(counts, key=counts.get)
-        words = [(merge(ids, pair, new_id), n) for ids, n in words]
-        merges[pair] = new_id
-    return merges""",
+        edit(
+            TRAIN_CHUNKS_SORTED_BY_FREQUENCY,
+            (
+                "from collections import Counter\n",
+                "",
+            ),
+            (
+                '    words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).most_common()]',
+                "    chunks = list(dict.fromkeys(pretokenize(text, pattern)))\n"
+                '    words = [(list(c.encode("utf-8")), text.count(c)) for c in chunks]   # substrings counted too',
+            ),
+        ),
         "test_train_chunked_hidden",
         "text.count",
     ),
@@ -487,24 +495,19 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         "nb05_train_counts_kept_between_calls",
         NB05,
         "train_chunked",
-        """
-from collections import Counter
-CHUNK_COUNTS = Counter()                                     # a "cache" that outlives the call
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    CHUNK_COUNTS.update(pretokenize(text, pattern))
-    words = [(list(c.encode("utf-8")), n) for c, n in CHUNK_COUNTS.items()]
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = {}
-        for ids, n in words:
-            for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + n
-        if not counts:
-            break
-        pair = max(counts, key=counts.get)
-        words = [(merge(ids, pair, new_id), n) for ids, n in words]
-        merges[pair] = new_id
-    return merges""",
+        edit(
+            TRAIN_CHUNKS_SORTED_BY_FREQUENCY,
+            (
+                "def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):",
+                'CHUNK_COUNTS = Counter()                                     # a "cache" that outlives the call\n'
+                "def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):",
+            ),
+            (
+                '    words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).most_common()]',
+                "    CHUNK_COUNTS.update(pretokenize(text, pattern))\n"
+                '    words = [(list(c.encode("utf-8")), n) for c, n in CHUNK_COUNTS.items()]',
+            ),
+        ),
         "test_train_chunked_hidden",
         "не храните частоты",
     ),
@@ -512,22 +515,21 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         "nb05_train_ids_from_257",
         NB05,
         "train_chunked",
-        """
-from collections import Counter
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    words = [(list(c.encode("utf-8")), n) for c, n in Counter(pretokenize(text, pattern)).items()]
-    merges = {}
-    for new_id in range(257, vocab_size + 1):                # off by one
-        counts = {}
-        for ids, n in words:
-            for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + n
-        if not counts:
-            break
-        pair = max(counts, key=counts.get)
-        words = [(merge(ids, pair, new_id), n) for ids, n in words]
-        merges[pair] = new_id
-    return merges""",
+        edit(
+            TRAIN_TIE_LAST_SEEN,
+            (
+                "256, vocab_size):",
+                "257, vocab_size + 1):                # off by one",
+            ),
+            (
+                ("        best = None", "        merges[best] = new_id"),
+                "        if not counts:\n"
+                "            break\n"
+                "        pair = max(counts, key=counts.get)\n"
+                "        words = [(merge(ids, pair, new_id), n) for ids, n in words]\n"
+                "        merges[pair] = new_id",
+            ),
+        ),
         "test_train_chunked",
         "подряд от 256",
     ),
@@ -635,16 +637,7 @@ def encode_chunked(text, merges, pattern=GPT2_PATTERN):
         "nb05_encode_cache_keyed_by_table_size",
         NB05,
         "encode_chunked",
-        """
-KNOWN = {}                                                  # (table size, chunk) -> ids, shared by every call
-def encode_chunked(text, merges, pattern=GPT2_PATTERN):
-    ids = []
-    for chunk in pretokenize(text, pattern):
-        key = (len(merges), chunk)
-        if key not in KNOWN:
-            KNOWN[key] = encode(chunk, merges)
-        ids.extend(KNOWN[key])
-    return ids""",
+        ENCODE_CACHE_KEYED_BY_TABLE_SIZE,
         "test_encode_chunked_hidden",
         "len(merges)",
     ),
@@ -652,16 +645,7 @@ def encode_chunked(text, merges, pattern=GPT2_PATTERN):
         "nb05_encode_cache_keyed_by_table_id",
         NB05,
         "encode_chunked",
-        """
-KNOWN = {}                                                  # (id of the table, chunk) -> ids, shared by every call
-def encode_chunked(text, merges, pattern=GPT2_PATTERN):
-    ids = []
-    for chunk in pretokenize(text, pattern):
-        key = (id(merges), chunk)
-        if key not in KNOWN:
-            KNOWN[key] = encode(chunk, merges)
-        ids.extend(KNOWN[key])
-    return ids""",
+        edit(ENCODE_CACHE_KEYED_BY_TABLE_SIZE, ("len", "id")),
         "test_encode_chunked_hidden",
         "id(merges)",
     ),
@@ -769,21 +753,13 @@ def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
         "nb05_train_chunked_every_occurrence",
         NB05,
         "train_chunked",
-        """
-def train_chunked(text, vocab_size, pattern=GPT2_PATTERN):
-    pieces = [list(chunk.encode("utf-8")) for chunk in pretokenize(text, pattern)]   # no grouping: slower, same merges
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = {}
-        for ids in pieces:
-            for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + 1
-        if not counts:
-            break
-        pair = max(counts, key=counts.get)
-        pieces = [merge(ids, pair, new_id) for ids in pieces]
-        merges[pair] = new_id
-    return merges""",
+        edit(
+            TRAIN_CHUNKS_WITHOUT_FREQUENCY,
+            (
+                "dict.fromkeys(pretokenize(text, pattern))]",
+                "pretokenize(text, pattern)]   # no grouping: slower, same merges",
+            ),
+        ),
     ),
     Alternative(
         "nb05_encode_chunked_without_cache",

@@ -1,6 +1,6 @@
 """Mistakes and alternative solutions for notebook 06_vocab_size."""
 
-from . import Alternative, Mistake, edited
+from . import Alternative, Mistake, edit, edited
 
 NB06 = "06_vocab_size"
 
@@ -12,6 +12,12 @@ def _bytes_per_token(body: str) -> str:
 def _smallest_vocab(body: str) -> str:
     return "\ndef smallest_vocab(merges, text, target):\n" + body
 
+
+# the experiment as a loop (the solution writes it as a comprehension): its mistakes edit this
+EXPERIMENT = """
+MEASURED = {}
+for language, text in [("русский", held_out_text), ("английский", en_text), ("китайский", zh_text)]:
+    MEASURED[language] = bytes_per_token(text, encode_chunked(text, ru_merges))"""
 
 MISTAKES = [
     # ---------------------------------------------------------------- bytes_per_token
@@ -131,10 +137,13 @@ def bytes_per_token(text, ids):
         "nb06_experiment_counts_characters",
         NB06,
         "english_experiment",
-        """
-MEASURED = {}
-for language, text in [("русский", held_out_text), ("английский", en_text), ("китайский", zh_text)]:
-    MEASURED[language] = len(text) / len(encode_chunked(text, ru_merges))     # characters per token""",
+        edit(
+            EXPERIMENT,
+            (
+                "bytes_per_token(text, encode_chunked(text, ru_merges))",
+                "len(text) / len(encode_chunked(text, ru_merges))     # characters per token",
+            ),
+        ),
         "test_english_experiment",
         "Не символы ли вы считаете",
     ),
@@ -142,10 +151,7 @@ for language, text in [("русский", held_out_text), ("английский
         "nb06_experiment_on_the_training_text",
         NB06,
         "english_experiment",
-        """
-MEASURED = {}
-for language, text in [("русский", train_text), ("английский", en_text), ("китайский", zh_text)]:
-    MEASURED[language] = bytes_per_token(text, encode_chunked(text, ru_merges))""",
+        edit(EXPERIMENT, ('("русский", held_out_text)', '("русский", train_text)')),
         "test_english_experiment_hidden",
         "нужен отложенный текст held_out_text",
     ),
@@ -163,10 +169,13 @@ MEASURED = {language: bytes_per_token(text, encode_chunked(text, ru_merges))
         "nb06_experiment_rounds",
         NB06,
         "english_experiment",
-        """
-MEASURED = {}
-for language, text in [("русский", held_out_text), ("английский", en_text), ("китайский", zh_text)]:
-    MEASURED[language] = round(bytes_per_token(text, encode_chunked(text, ru_merges)), 3)""",
+        edit(
+            EXPERIMENT,
+            (
+                "bytes_per_token(text, encode_chunked(text, ru_merges))",
+                "round(bytes_per_token(text, encode_chunked(text, ru_merges)), 3)",
+            ),
+        ),
         "test_english_experiment_hidden",
         "без округления",
     ),
@@ -174,10 +183,10 @@ for language, text in [("русский", held_out_text), ("английский
         "nb06_experiment_swaps_texts",
         NB06,
         "english_experiment",
-        """
-MEASURED = {}
-for language, text in [("русский", held_out_text), ("английский", zh_text), ("китайский", en_text)]:
-    MEASURED[language] = bytes_per_token(text, encode_chunked(text, ru_merges))""",
+        edit(
+            EXPERIMENT,
+            ('("английский", en_text), ("китайский", zh_text)', '("английский", zh_text), ("китайский", en_text)'),
+        ),
         "test_english_experiment_hidden",
         "нужен en_text",
     ),
@@ -195,11 +204,14 @@ for language, text in [("русский", held_out_text), ("английский
         "nb06_experiment_chinese_line_only",
         NB06,
         "english_experiment",
-        """
-chinese = next(line for line in mixed_text.splitlines() if regex.search(r"\\p{Han}", line))   # not zh_text
-MEASURED = {}
-for language, text in [("русский", held_out_text), ("английский", en_text), ("китайский", chinese)]:
-    MEASURED[language] = bytes_per_token(text, encode_chunked(text, ru_merges))""",
+        edit(
+            EXPERIMENT,
+            (
+                "MEASURED = {}",
+                'chinese = next(line for line in mixed_text.splitlines() if regex.search(r"\\p{Han}", line))   # not zh_text\nMEASURED = {}',
+            ),
+            ('("китайский", zh_text)', '("китайский", chinese)'),
+        ),
         "test_english_experiment_hidden",
         "нужен zh_text",
     ),
@@ -246,15 +258,24 @@ for language, text in [("русский", held_out_text), ("английский
         "nb06_smallest_vocab_full_table_instead_of_none",
         NB06,
         "smallest_vocab",
-        _smallest_vocab("""
-    low, high = 256, 256 + len(merges)
-    while low < high:
-        middle = (low + high) // 2
-        if bytes_per_token(text, encode_chunked(text, first_merges(merges, middle))) >= target:
-            high = middle
-        else:
-            low = middle + 1
-    return low                                # also when even the full table is not enough"""),
+        edited(
+            NB06,
+            "smallest_vocab",
+            (
+                "    def good(size):\n"
+                "        ids = encode_chunked(text, first_merges(merges, size))\n"
+                "        return bytes_per_token(text, ids) >= target\n",
+                "",
+            ),
+            (
+                "    if not good(high):\n        return None\n",
+                "",
+            ),
+            (
+                "good(middle)",
+                "bytes_per_token(text, encode_chunked(text, first_merges(merges, middle))) >= target",
+            ),
+        ),
         "test_smallest_vocab",
         "None",
     ),
@@ -262,19 +283,16 @@ for language, text in [("русский", held_out_text), ("английский
         "nb06_smallest_vocab_never_tries_the_full_table",
         NB06,
         "smallest_vocab",
-        _smallest_vocab("""
-    def good(size):
-        return bytes_per_token(text, encode_chunked(text, first_merges(merges, size))) >= target
-    low, high = 256, 255 + len(merges)        # the last size is left out
-    if high < low or not good(high):
-        return None
-    while low < high:
-        middle = (low + high) // 2
-        if good(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low"""),
+        edited(
+            NB06,
+            "smallest_vocab",
+            (
+                ("        ids = encode_chunked(text, first_merges(merges, size))", "    if not good(high):"),
+                "        return bytes_per_token(text, encode_chunked(text, first_merges(merges, size))) >= target\n"
+                "    low, high = 256, 255 + len(merges)        # the last size is left out\n"
+                "    if high < low or not good(high):",
+            ),
+        ),
         "test_smallest_vocab",
         "если не годится даже полная таблица",
     ),
@@ -324,19 +342,19 @@ for language, text in [("русский", held_out_text), ("английский
         "nb06_smallest_vocab_binary_search_skips_the_middle",
         NB06,
         "smallest_vocab",
-        _smallest_vocab("""
-    def good(size):
-        return bytes_per_token(text, encode_chunked(text, first_merges(merges, size))) >= target
-    low, high = 256, 256 + len(merges)
-    if not good(high):
-        return None
-    while low < high:
-        middle = (low + high) // 2
-        if good(middle):
-            high = middle - 1                 # the middle itself may be the answer
-        else:
-            low = middle + 1
-    return low"""),
+        edited(
+            NB06,
+            "smallest_vocab",
+            (
+                "        ids = encode_chunked(text, first_merges(merges, size))\n"
+                "        return bytes_per_token(text, ids) >= target",
+                "        return bytes_per_token(text, encode_chunked(text, first_merges(merges, size))) >= target",
+            ),
+            (
+                "h = middle",
+                "h = middle - 1                 # the middle itself may be the answer",
+            ),
+        ),
         "test_smallest_vocab",
         "наименьший V",
     ),

@@ -1,123 +1,88 @@
 """Mistakes and alternative solutions for notebook 07_fast_bpe."""
 
-from . import Alternative, Mistake, edited
+from . import Alternative, Mistake, edit, edited
 
 NB07 = "07_fast_bpe"
 
 
-# The reference train_fast (the solution cell without its docstring); mistakes below change one thing in it.
-_TRAIN_FAST = """
-def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
-    chunk_counts = Counter(pretokenize(text, pattern))        # разные куски в порядке появления
-    chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
-    freqs = list(chunk_counts.values())
-    counts = {}        # пара -> частота с весами кусков
-    where = {}         # пара -> {номер куска: сколько раз пара в нём стоит}
-    for i, ids in enumerate(chunks):
-        for pair in zip(ids, ids[1:]):
-            counts[pair] = counts.get(pair, 0) + freqs[i]
-            in_chunk = where.setdefault(pair, {})
-            in_chunk[i] = in_chunk.get(i, 0) + 1
-
-    width = [1] * 256  # длина токена в байтах
-
-    def first_place(pair):
-        # (номер куска, смещение в байтах) первого вхождения pair в тексте
-        i = min(where[pair])
-        ids, offset = chunks[i], 0
-        for k in range(len(ids) - 1):
-            if (ids[k], ids[k + 1]) == pair:
-                return i, offset
-            offset += width[ids[k]]
-
-    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине
-    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]
-    heapq.heapify(heap)
-    merges = {}
-    for new_id in range(256, vocab_size):
-        while heap:
-            neg, place, pair = heap[0]
-            if counts.get(pair) != -neg:          # частота устарела
-                heapq.heappop(heap)
-                continue
-            true_place = first_place(pair)
-            if true_place == place:               # запись верна: это лучшая пара
-                break
-            heapq.heapreplace(heap, (neg, true_place, pair))
-        if not heap:
-            break
-        heapq.heappop(heap)
-        merges[pair] = new_id
-        width.append(width[pair[0]] + width[pair[1]])
-
-        changed = set()
-        for i in list(where[pair]):               # только куски, где стоит пара
-            chunks[i], changes = merge_with_changes(chunks[i], pair, new_id)
-            for p, sign in changes:
-                counts[p] = counts.get(p, 0) + sign * freqs[i]
-                in_chunk = where.setdefault(p, {})
-                in_chunk[i] = in_chunk.get(i, 0) + sign
-                if not in_chunk[i]:
-                    del in_chunk[i]               # в куске i пары p больше нет
-                changed.add(p)
-        for p in changed:
-            if counts[p]:
-                heapq.heappush(heap, (-counts[p], (0, 0), p))
-            else:
-                del counts[p], where[p]           # пара исчезла из текста
-    return merges"""
-
-
 def _train_fast(*replacements):
-    source = _TRAIN_FAST
-    for old, new in replacements:
-        assert old in source, old
-        source = source.replace(old, new)
-    return source
+    """The reference train_fast with `replacements` (old, new) made, each standing once (see `edited`)."""
+    return edited(NB07, "train_fast", *replacements)
 
+
+# the index "pair -> chunks" as a set of chunk numbers (not a count per chunk): its mistakes edit this
+SET_INDEX = edited(
+    NB07,
+    "train_fast",
+    (
+        "    counts = {}        # пара -> частота с весами кусков\n"
+        "    where = {}         # пара -> {номер куска: сколько раз пара в нём стоит}",
+        "    counts, where = {}, {}",
+    ),
+    (
+        "            in_chunk = where.setdefault(pair, {})\n            in_chunk[i] = in_chunk.get(i, 0) + 1",
+        "            where.setdefault(pair, set()).add(i)",
+    ),
+)
+
+# versions of another approach than the solution's, whose own mistakes are edits of them
+
+ENCODE_FAST_FORGETS_THE_RIGHT_NEIGHBOUR = """
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    cache, out = {}, []
+    for chunk in pretokenize(text, pattern):
+        if chunk not in cache:
+            ids = list(chunk.encode("utf-8"))
+            ranks = [merges.get(pair, math.inf) for pair in zip(ids, ids[1:])]
+            while ranks and min(ranks) < math.inf:
+                best = min(ranks)
+                k = ranks.index(best)
+                ids[k:k + 2] = [best]
+                del ranks[k]
+                if k > 0:
+                    ranks[k - 1] = merges.get((ids[k - 1], ids[k]), math.inf)
+                # the pair (new token, right neighbour) keeps the rank of the pair that was there
+            cache[chunk] = ids
+        out += cache[chunk]
+    return out"""
 
 MISTAKES = [
     Mistake(
         "nb07_heap_ties_by_pair_value",
         NB07,
         "train_fast",
-        """
-def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
-    chunk_counts = Counter(pretokenize(text, pattern))
-    chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
-    freqs = list(chunk_counts.values())
-    counts, where = {}, {}
-    for i, ids in enumerate(chunks):
-        for pair in zip(ids, ids[1:]):
-            counts[pair] = counts.get(pair, 0) + freqs[i]
-            where.setdefault(pair, {})
-            where[pair][i] = where[pair].get(i, 0) + 1
-    heap = [(-n, pair) for pair, n in counts.items()]     # at equal counts the smaller pair wins
-    heapq.heapify(heap)
-    merges = {}
-    for new_id in range(256, vocab_size):
-        while heap and counts.get(heap[0][1]) != -heap[0][0]:
-            heapq.heappop(heap)
-        if not heap:
-            break
-        pair = heapq.heappop(heap)[1]
-        merges[pair] = new_id
-        changed = set()
-        for i in list(where[pair]):
-            chunks[i], changes = merge_with_changes(chunks[i], pair, new_id)
-            for p, sign in changes:
-                counts[p] = counts.get(p, 0) + sign * freqs[i]
-                in_chunk = where.setdefault(p, {})
-                in_chunk[i] = in_chunk.get(i, 0) + sign
-                if not in_chunk[i]:
-                    del in_chunk[i]
-                changed.add(p)
-        for p in changed:
-            if counts[p]:
-                heapq.heappush(heap, (-counts[p], p))
-            else:
-                del counts[p], where[p]
-    return merges""",
+        edited(
+            NB07,
+            "train_fast",
+            (
+                "    counts = {}        # пара -> частота с весами кусков\n"
+                "    where = {}         # пара -> {номер куска: сколько раз пара в нём стоит}",
+                "    counts, where = {}, {}",
+            ),
+            (
+                (
+                    "            in_chunk = where.setdefault(pair, {})",
+                    "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                ),
+                "            where.setdefault(pair, {})\n"
+                "            where[pair][i] = where[pair].get(i, 0) + 1\n"
+                "    heap = [(-n, pair) for pair, n in counts.items()]     # at equal counts the smaller pair wins",
+            ),
+            (
+                ("        while heap:", "            heapq.heapreplace(heap, (neg, true_place, pair))"),
+                "        while heap and counts.get(heap[0][1]) != -heap[0][0]:\n                heapq.heappop(heap)",
+            ),
+            (
+                "        heapq.heappop(heap)\n"
+                "        merges[pair] = new_id\n"
+                "        width.append(width[pair[0]] + width[pair[1]])",
+                "        pair = heapq.heappop(heap)[1]\n        merges[pair] = new_id",
+            ),
+            (
+                "(0, 0), p",
+                "p",
+            ),
+        ),
         "test_train_fast",
         "при ничьей выигрывает пара, которая раньше встречается",
     ),
@@ -194,57 +159,16 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_index_keeps_chunk_without_pair",
         NB07,
         "train_fast",
-        """
-def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
-    chunk_counts = Counter(pretokenize(text, pattern))
-    chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
-    freqs = list(chunk_counts.values())
-    counts, where = {}, {}
-    for i, ids in enumerate(chunks):
-        for pair in zip(ids, ids[1:]):
-            counts[pair] = counts.get(pair, 0) + freqs[i]
-            where.setdefault(pair, set()).add(i)
-    width = [1] * 256
-
-    def first_place(pair):
-        i = min(where[pair])
-        ids, offset = chunks[i], 0
-        for k in range(len(ids) - 1):
-            if (ids[k], ids[k + 1]) == pair:
-                return i, offset
-            offset += width[ids[k]]
-
-    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]
-    heapq.heapify(heap)
-    merges = {}
-    for new_id in range(256, vocab_size):
-        while heap:
-            neg, place, pair = heap[0]
-            if counts.get(pair) != -neg:
-                heapq.heappop(heap)
-                continue
-            true_place = first_place(pair)
-            if true_place == place:
-                break
-            heapq.heapreplace(heap, (neg, true_place, pair))
-        if not heap:
-            break
-        heapq.heappop(heap)
-        merges[pair] = new_id
-        width.append(width[pair[0]] + width[pair[1]])
-        changed = set()
-        for i in list(where[pair]):
-            chunks[i], changes = merge_with_changes(chunks[i], pair, new_id)
-            for p, sign in changes:
-                counts[p] = counts.get(p, 0) + sign * freqs[i]
-                where.setdefault(p, set()).add(i)     # chunks are added to the index but never removed
-                changed.add(p)
-        for p in changed:
-            if counts[p]:
-                heapq.heappush(heap, (-counts[p], (0, 0), p))
-            else:
-                del counts[p], where[p]
-    return merges""",
+        edit(
+            SET_INDEX,
+            (
+                (
+                    "                in_chunk = where.setdefault(p, {})",
+                    "                    del in_chunk[i]               # в куске i пары p больше нет",
+                ),
+                "                where.setdefault(p, set()).add(i)     # chunks are added to the index but never removed",
+            ),
+        ),
         "test_train_fast",
         "индекс «пара → куски» должен быть точным",
     ),
@@ -252,60 +176,19 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_index_drops_chunk_with_pair_left",
         NB07,
         "train_fast",
-        """
-def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
-    chunk_counts = Counter(pretokenize(text, pattern))
-    chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
-    freqs = list(chunk_counts.values())
-    counts, where = {}, {}
-    for i, ids in enumerate(chunks):
-        for pair in zip(ids, ids[1:]):
-            counts[pair] = counts.get(pair, 0) + freqs[i]
-            where.setdefault(pair, set()).add(i)
-    width = [1] * 256
-
-    def first_place(pair):
-        i = min(where[pair])
-        ids, offset = chunks[i], 0
-        for k in range(len(ids) - 1):
-            if (ids[k], ids[k + 1]) == pair:
-                return i, offset
-            offset += width[ids[k]]
-
-    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]
-    heapq.heapify(heap)
-    merges = {}
-    for new_id in range(256, vocab_size):
-        while heap:
-            neg, place, pair = heap[0]
-            if counts.get(pair) != -neg:
-                heapq.heappop(heap)
-                continue
-            true_place = first_place(pair)
-            if true_place == place:
-                break
-            heapq.heapreplace(heap, (neg, true_place, pair))
-        if not heap:
-            break
-        heapq.heappop(heap)
-        merges[pair] = new_id
-        width.append(width[pair[0]] + width[pair[1]])
-        changed = set()
-        for i in list(where[pair]):
-            chunks[i], changes = merge_with_changes(chunks[i], pair, new_id)
-            for p, sign in changes:
-                counts[p] = counts.get(p, 0) + sign * freqs[i]
-                if sign > 0:
-                    where.setdefault(p, set()).add(i)
-                else:
-                    where[p].discard(i)           # even if another occurrence of p is still in chunk i
-                changed.add(p)
-        for p in changed:
-            if counts[p]:
-                heapq.heappush(heap, (-counts[p], (0, 0), p))
-            else:
-                del counts[p], where[p]
-    return merges""",
+        edit(
+            SET_INDEX,
+            (
+                (
+                    "                in_chunk = where.setdefault(p, {})",
+                    "                    del in_chunk[i]               # в куске i пары p больше нет",
+                ),
+                "                if sign > 0:\n"
+                "                    where.setdefault(p, set()).add(i)\n"
+                "                else:\n"
+                "                    where[p].discard(i)           # even if another occurrence of p is still in chunk i",
+            ),
+        ),
         "test_train_fast",
         "индекс «пара → куски» должен быть точным",
     ),
@@ -313,11 +196,23 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_place_is_the_chunk_only",
         NB07,
         "train_fast",
-        _train_fast(
+        edited(
+            NB07,
+            "train_fast",
             (
-                "                return i, offset",
-                "                return i, 0          # the chunk, not the place in it",
-            )
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                " i, offset",
+                " i, 0          # the chunk, not the place in it",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
         ),
         "test_train_fast_hidden",
         "смещение в байтах",
@@ -339,9 +234,27 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_unweighted_chunks",
         NB07,
         "train_fast",
-        _train_fast(
-            ("counts[pair] = counts.get(pair, 0) + freqs[i]", "counts[pair] = counts.get(pair, 0) + 1"),
-            ("counts[p] = counts.get(p, 0) + sign * freqs[i]", "counts[p] = counts.get(p, 0) + sign"),
+        edited(
+            NB07,
+            "train_fast",
+            (
+                ") + freqs[i]",
+                ") + 1",
+            ),
+            (
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
+            (
+                "sign * freqs[i]",
+                "sign",
+            ),
         ),
         "test_train_fast",
         "с весом 2",
@@ -350,7 +263,24 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_ignores_pattern",
         NB07,
         "train_fast",
-        _train_fast(("Counter(pretokenize(text, pattern))", "Counter(pretokenize(text))")),
+        edited(
+            NB07,
+            "train_fast",
+            (
+                "text, pattern",
+                "text",
+            ),
+            (
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
+        ),
         "test_train_fast_hidden",
         "шаблоном из аргумента pattern",
     ),
@@ -358,7 +288,24 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_one_merge_too_many",
         NB07,
         "train_fast",
-        _train_fast(("for new_id in range(256, vocab_size):", "for new_id in range(256, vocab_size + 1):")),
+        edited(
+            NB07,
+            "train_fast",
+            (
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
+            (
+                "56, vocab_size):",
+                "56, vocab_size + 1):",
+            ),
+        ),
         "test_train_fast",
         "слияний vocab_size − 256",
     ),
@@ -366,12 +313,23 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_stops_at_count_one",
         NB07,
         "train_fast",
-        _train_fast(
+        edited(
+            NB07,
+            "train_fast",
             (
-                "        if not heap:\n            break\n        heapq.heappop(heap)",
-                '        if not heap or -heap[0][0] < 2:\n            break                                 # "a pair seen once is noise"\n'
-                "        heapq.heappop(heap)",
-            )
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
+            (
+                "not heap:",
+                "not heap or -heap[0][0] < 2:",
+            ),
         ),
         "test_train_fast",
         "пары, встреченные один раз, тоже сливаются",
@@ -380,7 +338,24 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_iterates_the_live_index",
         NB07,
         "train_fast",
-        _train_fast(("for i in list(where[pair]):", "for i in where[pair]:")),
+        edited(
+            NB07,
+            "train_fast",
+            (
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
+            (
+                "list(where[pair])",
+                "where[pair]",
+            ),
+        ),
         "test_train_fast",
         "RuntimeError",
     ),
@@ -388,12 +363,27 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_keeps_state_between_calls",
         NB07,
         "train_fast",
-        "\n_WHERE = {}\n"
-        + _train_fast(
+        edited(
+            NB07,
+            "train_fast",
             (
-                "    where = {}         # пара -> {номер куска: сколько раз пара в нём стоит}",
-                "    where = _WHERE     # one index for every call",
-            )
+                "def train_fast(text, vocab_size, pattern=GPT2_PATTERN):",
+                "_WHERE = {}\ndef train_fast(text, vocab_size, pattern=GPT2_PATTERN):",
+            ),
+            (
+                "{}         # пара -> {номер куска: сколько раз пара в нём стоит}",
+                "_WHERE     # one index for every call",
+            ),
+            (
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
         ),
         "test_train_fast",
         "ничего не храните между вызовами функции",
@@ -402,15 +392,35 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_encode_cache_keyed_by_length",
         NB07,
         "encode_fast",
-        """
-def encode_fast(text, merges, pattern=GPT2_PATTERN):
-    cache, out = {}, []
-    for chunk in pretokenize(text, pattern):
-        key = len(chunk)                          # chunks of the same length share an answer
-        if key not in cache:
-            cache[key] = encode(chunk, merges)
-        out += cache[key]
-    return out""",
+        edited(
+            NB07,
+            "encode_fast",
+            (
+                "    def encode_piece(ids):\n"
+                "        # пара с наименьшим id -> сливаем одно её вхождение -> поправляем двух соседей в ranks\n"
+                "        ranks = [merges.get(pair, math.inf) for pair in zip(ids, ids[1:])]\n"
+                "        while ranks:\n"
+                "            best = min(ranks)\n"
+                "            if best == math.inf:\n"
+                "                break\n"
+                "            k = ranks.index(best)\n"
+                "            ids[k:k + 2] = [best]\n"
+                "            del ranks[k]\n"
+                "            if k > 0:\n"
+                "                ranks[k - 1] = merges.get((ids[k - 1], ids[k]), math.inf)\n"
+                "            if k < len(ranks):\n"
+                "                ranks[k] = merges.get((ids[k], ids[k + 1]), math.inf)\n"
+                "        return ids\n",
+                "",
+            ),
+            (
+                ("        ids = cache.get(chunk)", "        out += ids"),
+                "        key = len(chunk)                          # chunks of the same length share an answer\n"
+                "        if key not in cache:\n"
+                "            cache[key] = encode(chunk, merges)\n"
+                "        out += cache[key]",
+            ),
+        ),
         "test_encode_fast",
         "ключ кэша — сам кусок",
     ),
@@ -466,24 +476,7 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
         "nb07_encode_fast_forgets_the_right_neighbour",
         NB07,
         "encode_fast",
-        """
-def encode_fast(text, merges, pattern=GPT2_PATTERN):
-    cache, out = {}, []
-    for chunk in pretokenize(text, pattern):
-        if chunk not in cache:
-            ids = list(chunk.encode("utf-8"))
-            ranks = [merges.get(pair, math.inf) for pair in zip(ids, ids[1:])]
-            while ranks and min(ranks) < math.inf:
-                best = min(ranks)
-                k = ranks.index(best)
-                ids[k:k + 2] = [best]
-                del ranks[k]
-                if k > 0:
-                    ranks[k - 1] = merges.get((ids[k - 1], ids[k]), math.inf)
-                # the pair (new token, right neighbour) keeps the rank of the pair that was there
-            cache[chunk] = ids
-        out += cache[chunk]
-    return out""",
+        ENCODE_FAST_FORGETS_THE_RIGHT_NEIGHBOUR,
         "test_encode_fast_hidden",
         "сливая пару с наименьшим",
     ),
@@ -685,11 +678,23 @@ MISTAKES += [
         "nb07_train_fast_tie_place_is_token_index",
         NB07,
         "train_fast",
-        _train_fast(
+        edited(
+            NB07,
+            "train_fast",
             (
-                "                return i, offset",
-                "                return i, k          # the token's index, not the byte offset",
-            )
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                " i, offset",
+                " i, k          # the token's index, not the byte offset",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
         ),
         "test_train_fast_hidden",
         "смещение этого вхождения в байтах",
@@ -698,14 +703,26 @@ MISTAKES += [
         "nb07_train_fast_tie_place_last_in_first_chunk",
         NB07,
         "train_fast",
-        _train_fast(
+        edited(
+            NB07,
+            "train_fast",
             (
-                "        ids, offset = chunks[i], 0\n        for k in range(len(ids) - 1):\n"
-                "            if (ids[k], ids[k + 1]) == pair:\n                return i, offset\n            offset += width[ids[k]]",
-                "        ids, offset, found = chunks[i], 0, None\n        for k in range(len(ids) - 1):\n"
-                "            if (ids[k], ids[k + 1]) == pair:\n                found = i, offset   # keeps the last occurrence\n"
-                "            offset += width[ids[k]]\n        return found",
-            )
+                "        i = min(where[pair])\n        ids, offset = chunks[i], 0",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])\n"
+                "        ids, offset, found = chunks[i], 0, None",
+            ),
+            (
+                "return i, offset",
+                "found = i, offset   # keeps the last occurrence",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "        return found\n"
+                "\n"
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
         ),
         "test_train_fast_hidden",
         "самое левое вхождение",
@@ -724,12 +741,25 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_no_lazy_invalidation",
         NB07,
         "train_fast",
-        _train_fast(
+        edited(
+            NB07,
+            "train_fast",
             (
-                "            if counts.get(pair) != -neg:          # частота устарела\n                heapq.heappop(heap)\n"
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
+            (
+                "            if counts.get(pair) != -neg:          # частота устарела\n"
+                "                heapq.heappop(heap)\n"
                 "                continue\n",
                 "",
-            )
+            ),
         ),  # the top entry is trusted even when its count is old
         "test_train_fast",
         "устаревш",
@@ -738,14 +768,26 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_never_pushes_decreased_pairs",
         NB07,
         "train_fast",
-        _train_fast(
+        edited(
+            NB07,
+            "train_fast",
             (
-                "            if counts[p]:\n                heapq.heappush",
-                "            if counts[p] and p[0] >= 256 or counts[p] and p[1] >= 256:\n                heapq.heappush",
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
             ),
             (
-                "            else:\n                del counts[p], where[p]",
-                "            elif not counts[p]:\n                del counts[p], where[p]",
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
+            (
+                "            if counts[p]:\n"
+                "                heapq.heappush(heap, (-counts[p], (0, 0), p))\n"
+                "            else:",
+                "            if counts[p] and p[0] >= 256 or counts[p] and p[1] >= 256:\n"
+                "                heapq.heappush(heap, (-counts[p], (0, 0), p))\n"
+                "            elif not counts[p]:",
             ),
         ),
         "test_train_fast",
@@ -784,22 +826,32 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
         "nb07_encode_fast_fast_loop_without_cache",
         NB07,
         "encode_fast",
-        """
-def encode_fast(text, merges, pattern=GPT2_PATTERN):
-    out = []
-    for chunk in pretokenize(text, pattern):                  # the quick loop, but no cache of chunks
-        ids = list(chunk.encode("utf-8"))
-        ranks = [merges.get(pair, math.inf) for pair in zip(ids, ids[1:])]
-        while ranks and min(ranks) < math.inf:
-            k = ranks.index(min(ranks))
-            ids[k:k + 2] = [merges[ids[k], ids[k + 1]]]
-            del ranks[k]
-            if k > 0:
-                ranks[k - 1] = merges.get((ids[k - 1], ids[k]), math.inf)
-            if k < len(ranks):
-                ranks[k] = merges.get((ids[k], ids[k + 1]), math.inf)
-        out += ids
-    return out""",
+        edited(
+            NB07,
+            "encode_fast",
+            (
+                "    def encode_piece(ids):",
+                "    out = []\n"
+                "    for chunk in pretokenize(text, pattern):                  # the quick loop, but no cache of chunks\n"
+                '        ids = list(chunk.encode("utf-8"))',
+            ),
+            (
+                ("        while ranks:", "            ids[k:k + 2] = [best]"),
+                "        while ranks and min(ranks) < math.inf:\n"
+                "            k = ranks.index(min(ranks))\n"
+                "            ids[k:k + 2] = [merges[ids[k], ids[k + 1]]]",
+            ),
+            (
+                "        return ids\n"
+                "\n"
+                "    cache, out = {}, []\n"
+                "    for chunk in pretokenize(text, pattern):\n"
+                "        ids = cache.get(chunk)\n"
+                "        if ids is None:\n"
+                '            ids = cache[chunk] = encode_piece(list(chunk.encode("utf-8")))\n',
+                "",
+            ),
+        ),
         "test_encode_fast_hidden",
         "повторы кодируются заново",
     ),
@@ -807,24 +859,16 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
         "nb07_encode_fast_forgets_the_left_neighbour",
         NB07,
         "encode_fast",
-        """
-def encode_fast(text, merges, pattern=GPT2_PATTERN):
-    cache, out = {}, []
-    for chunk in pretokenize(text, pattern):
-        if chunk not in cache:
-            ids = list(chunk.encode("utf-8"))
-            ranks = [merges.get(pair, math.inf) for pair in zip(ids, ids[1:])]
-            while ranks and min(ranks) < math.inf:
-                best = min(ranks)
-                k = ranks.index(best)
-                ids[k:k + 2] = [best]
-                del ranks[k]
-                if k < len(ranks):
-                    ranks[k] = merges.get((ids[k], ids[k + 1]), math.inf)
-                # the pair (left neighbour, new token) keeps the rank of the pair that was there
-            cache[chunk] = ids
-        out += cache[chunk]
-    return out""",
+        edit(
+            ENCODE_FAST_FORGETS_THE_RIGHT_NEIGHBOUR,
+            (
+                "                if k > 0:\n"
+                "                    ranks[k - 1] = merges.get((ids[k - 1], ids[k]), math.inf)",
+                "                if k < len(ranks):\n"
+                "                    ranks[k] = merges.get((ids[k], ids[k + 1]), math.inf)\n"
+                "                # the pair (left neighbour, new token) keeps the rank of the pair that was there",
+            ),
+        ),
         "test_encode_fast",
         "ранги обеих соседних пар",
     ),
@@ -834,11 +878,23 @@ MISTAKES += [
         "nb07_train_fast_place_within_chunk_only",
         NB07,
         "train_fast",
-        _train_fast(
+        edited(
+            NB07,
+            "train_fast",
             (
-                "                return i, offset",
-                "                return 0, offset     # the offset in its chunk; which chunk is forgotten",
-            )
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                "i, offset",
+                "0, offset     # the offset in its chunk; which chunk is forgotten",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
         ),
         "test_train_fast",
         "решает номер куска",
@@ -875,15 +931,26 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_rescans_every_count",
         NB07,
         "train_fast",
-        _train_fast(
+        edited(
+            NB07,
+            "train_fast",
             (
-                "    for new_id in range(256, vocab_size):\n        while heap:",
-                "    for new_id in range(256, vocab_size):\n"
+                "        i = min(where[pair])",
+                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
+                "        i = min(where[pair])",
+            ),
+            (
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
+                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
+            ),
+            (
+                "        while heap:",
                 "        if counts:                                # the best count found by scanning every count\n"
                 "            top = max(counts.values())\n"
                 "            best = [p for p, n in counts.items() if n == top]\n"
                 "        while heap:",
-            )
+            ),
         ),  # right answers, but every merge scans every pair: O(K·P)
         "test_train_fast_hidden",
         "обучение не пошаговое",
