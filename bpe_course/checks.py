@@ -362,10 +362,9 @@ def generated_line(k: int, new_chunks: bool = True) -> str:
     if not new_chunks:  # the same chunks on every line: no cache grows, only what keeps the text does
         return "a" * 1000 + "\n"
     letters, word, x = "bcdefghijklmnopqrstuvwxyz", [], k
-    for _ in range(4):  # k in base 25: no two lines share their word
-        word.append(letters[x % 25])
-        x //= 25
-    x = k * 2_654_435_761 + 97
+    for digit in range(4):  # k in base 25: no two lines share their word
+        word.append(letters[x // 25**digit % 25])
+    x = k * 2_654_435_761 + 97  # then 68 letters from a 64-bit linear congruential generator
     for _ in range(68):
         x = (x * 6_364_136_223_846_793_005 + 1_442_695_040_888_963_407) % 2**64
         word.append(letters[(x >> 33) % 25])
