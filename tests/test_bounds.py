@@ -334,3 +334,19 @@ def test_names_no_file_takes_are_escaped_in_the_roster_and_the_lms_exports(tmp_p
     results = [Result("123", "01_hand_example", 1, 2, GRADED)]
     assert "\\udcff" in write_moodle_worksheet(results, roster, tmp_path / "m.csv").read_text(encoding="utf-8")
     assert "\\udcff" in write_canvas_import(results, roster, "A", tmp_path / "c.csv").read_text(encoding="utf-8")
+
+
+def test_decoding_the_kernels_answers_counts_against_the_tests_cpu_budget():
+    # decoding (autograder.wall.remote, wire) was waited for like reading a frame: a test whose time went into
+    # decoding huge answers was never stopped. Only the socket's own code (the session) is waited for now
+    import time
+
+    from autograder.notebook.bounds import OverBudget, cpu_budget
+    from autograder.wall import wire
+
+    big = wire.encode([[] for _ in range(1_500_000)])  # about 2 CPU-s to decode
+    started = time.process_time()
+    with pytest.raises(OverBudget):
+        with cpu_budget(0.2):
+            wire.decode(big)
+    assert time.process_time() - started < 1  # cut in the middle of decoding, not waited for

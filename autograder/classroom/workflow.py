@@ -21,6 +21,7 @@ from ..platforms.report import grade_table, read_roster, say, write_roster
 from ..platforms.submissions import Class, Problem, find_submissions, import_zip, which_lms
 from ..wall import cgroup
 from ..wall.sandbox import Sandbox
+from ..wall.session import may_raise_limits
 from .batch import ClassGrader
 from .cache import Cache
 from .pool import default_jobs
@@ -153,6 +154,15 @@ def warn_about_sandbox(config) -> None:
             "Each kernel process keeps its own memory, CPU-time and process limits, but a notebook's forked",
             "processes together (and its shared memory) may use more than Sandbox.memory_bytes, and its",
             "processes compete for the CPU with the other notebooks' (docs/grading.md).",
+            "",
+        )
+    no_cgroup = sandbox.cgroups == "off" or why is not None
+    provable = may_raise_limits() and sandbox.resolved_mode() == "bwrap"
+    if no_cgroup and sandbox.resolved_mode() != "off" and not provable:
+        say(
+            "WARNING: speed is NOT graded automatically in this mode. Without a cgroup, only bubblewrap and",
+            "CAP_SYS_RESOURCE let the grader keep a timed call's work from hiding in processes it never sees;",
+            "here every speed check fails saying so, and the notebook is listed For review (docs/grading.md).",
             "",
         )
 

@@ -13,8 +13,10 @@ special: `import regex as reference_regex` gets this one.
 
 Everything else a test does here runs under a CPU budget too (`cpu_budget`, Evaluator.grader_seconds,
 generous): the grader's own CPU time (ITIMER_VIRTUAL; time spent waiting for the kernel does not
-count) interrupts a test that loops in Python with `OverBudget`; it waits while the grader is in the
-middle of talking to the kernel, so the channel is never cut mid-answer. Work inside one C call (a
+count) interrupts a test that loops in Python with `OverBudget`, decoding the kernel's answers included
+(`autograder.wall.remote`, `wire`); it waits only while the grader is in the middle of reading or writing
+a frame (`autograder.wall.session`), so the channel is never cut mid-answer. What one notebook's sandbox
+may send in all is capped as well (`KernelSession.max_notebook_bytes`). Work inside one C call (a
 huge sort) is not interruptible: the class runner's watchdog is the last resort.
 """
 
@@ -163,9 +165,10 @@ class OverBudget(BaseException):
         )
 
 
-# code where an interrupt would cut the grader's conversation with the kernel in half: wait until it returns
+# code where an interrupt would cut the grader's conversation with the kernel in half: wait until it returns.
+# Only the socket's code (the session): decoding the answers (remote, wire) counts against the test and may be cut
 _WALL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "wall")
-_CHANNEL_CODE = tuple(os.path.join(_WALL, name) for name in ("session.py", "remote.py", "wire.py"))
+_CHANNEL_CODE = (os.path.join(_WALL, "session.py"),)
 
 
 @contextlib.contextmanager

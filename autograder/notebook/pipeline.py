@@ -84,7 +84,7 @@ class NotebookGrader(LoggingConfigurable):
             return failed(ERROR, f"grading failed: {e}"[:1000])
         except Exception as e:  # a fault of the grader: this notebook fails, the class goes on
             return failed(ERROR, f"grading failed: {type(e).__name__}: {e}"[:1000])
-        graded.result.review = review
+        graded.result.review = review + graded.result.review  # what the grader could not prove
         return graded
 
     def cells_to_run(self, course: CourseNotebook, cells: list) -> tuple[set, int, dict]:
@@ -207,6 +207,7 @@ class NotebookGrader(LoggingConfigurable):
         failed = [t.name for t in tests if t.score < t.max_score]
         message = f"failed: {', '.join(failed)}" if failed else "all tests passed"
         result = Result(student, course.name, score, course.max_score, GRADED, message, tests)
+        result.review = list(getattr(state.remote, "review", []))  # what the grader could not prove
         if state.cut and failed:
             result.status, result.score = ERROR, 0  # like every error: 0 until a run grades it
             result.message = (

@@ -13,9 +13,11 @@ session decides no grade: answers are checked by `autograder.wall.remote` and co
 and agent in the test's own process, so the catalogue is proven in seconds.)
 """
 
+import contextlib
 import dataclasses
 import json
 import os
+import resource
 import select
 import signal
 import socket
@@ -78,10 +80,20 @@ class KernelSession(LoggingConfigurable):
     ).tag(config=True)
     max_output_chars = Integer(200_000, help="Output kept per cell; the rest is cut with a note.").tag(config=True)
     max_answer_chars = Integer(
-        16 * 2**20,
+        4 * 2**20,
         help="The largest frame (bytes) the sandbox may send: one answer, or one "
         "output of a cell. A bigger one stops the sandbox (the course's largest honest "
-        "answer, a big merge table, is about 2 MB).",
+        "answer, 08's ids of a long text, is 1.7 MB). Parsing one frame is the most memory the "
+        "grader spends at once on what the sandbox sends: about 60 times the frame at worst.",
+    ).tag(config=True)
+    max_notebook_bytes = Integer(
+        32 * 2**20,
+        help="The grader's ceiling per notebook on what its sandbox sends: the bytes of all its "
+        "frames together (answers and cells' outputs; a solved notebook of the course sends at most "
+        "6.2 MB, 08 with its lines handed over one by one). Past it the sandbox is stopped, and what "
+        "is left of the notebook fails saying why: so decoding, parsing and storing one notebook's "
+        "answers costs the grader at most this many "
+        "bytes received (and, at the grader's worst rate, about 10 CPU-s on a 2020 core).",
     ).tag(config=True)
 
     def __init__(self, sandbox: Sandbox, **kwargs):
@@ -92,6 +104,7 @@ class KernelSession(LoggingConfigurable):
         self.channel: socket.socket | None = None  # the grader's end of the socket
         self.agent_fd = -1  # the sandbox's end, as a file descriptor there
         self.sequence = 0
+        self.received = 0  # bytes of frames the sandbox sent in this notebook (max_notebook_bytes)
         self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))
         self.uid: int | None = None
         self.cgroup = None  # autograder.wall.cgroup.SandboxCgroup, where the host has them
@@ -273,6 +286,69 @@ class KernelSession(LoggingConfigurable):
             ticks += cutime + cstime + (0 if pid == self.host_pid else utime + stime)  # the host's own: host_clock
         return ticks / os.sysconf("SC_CLK_TCK")
 
+    @contextlib.contextmanager
+    def fixed_processes(self):
+        """Around a call the grader times without a cgroup: `children_seconds` sees every process that is
+        alive or was reaped by one, but not one the kernel reaps by itself (its parent ignores SIGCHLD) — so no
+        process or thread may start in the sandbox meanwhile, and none may end. The grader, from outside, sets
+        RLIMIT_NPROC of every process of the sandbox to 0, soft and hard (nothing inside may raise a hard limit
+        again), and puts the old limits back after; the processes before and after must be the same ones. Yields
+        a list, filled in after the call: empty when the figure is the sandbox's whole work, else why it is not.
+        Only a grader with CAP_SYS_RESOURCE (root, not in a container that drops it) can put the limits back:
+        any other one touches nothing and cannot prove it."""
+        why: list[str] = []
+        if not may_raise_limits():
+            why.append(
+                "без cgroups и без права CAP_SYS_RESOURCE проверка не может запретить песочнице запускать "
+                "процессы, чью работу она не видит"
+            )
+            yield why
+            return
+        before, limits = self.sandbox_processes(), {}
+        try:
+            for _ in range(8):  # a process forked while the limits were being set gets its own too
+                for pid in set(before) - set(limits):
+                    try:
+                        limits[pid] = resource.prlimit(pid, resource.RLIMIT_NPROC, (0, 0))
+                    except (OSError, ValueError):
+                        limits[pid] = None
+                now = self.sandbox_processes()
+                before, stable = now, set(now) <= set(limits)
+                if stable:
+                    break
+            else:
+                why.append("процессы песочницы всё время порождали новые, и их не удалось остановить")
+            if any(limit is None for pid, limit in limits.items() if pid in before):
+                why.append("ограничить процессы песочницы не удалось")
+            if real_uid(self.host_pid) in (0, None):  # RLIMIT_NPROC does not bind root (mode=limits as root)
+                why.append("ядро работает от root, и запретить ему новые процессы нельзя")
+            if self.sandbox.resolved_mode() != "bwrap":  # no pid namespace: an orphan made earlier left the tree
+                why.append("без bubblewrap процесс, отделившийся от ядра раньше, работает вне того, что видит проверка")
+            yield why
+            if self.sandbox_processes() != before:  # looked at before the limits go back
+                why.append(
+                    "во время вызова в песочнице завершались или появлялись процессы, "
+                    "а без cgroups их работу проверка измерить не может"
+                )
+        finally:
+            for pid, limit in limits.items():
+                if limit is not None:
+                    with contextlib.suppress(OSError, ValueError):
+                        resource.prlimit(pid, resource.RLIMIT_NPROC, limit)
+
+    def sandbox_processes(self) -> dict[int, str]:
+        """The sandbox's processes now (the launched one and everything under it), each with its start time."""
+        children, order = process_children(), [self.process.pid]
+        for pid in order:
+            order.extend(children.get(pid, []))
+        started = {}
+        for pid in order:
+            try:
+                started[pid] = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+            except (OSError, IndexError):
+                pass
+        return started
+
     # -- the socket ------------------------------------------------------------------------------
     def exchange(
         self, request: protocol.Request, timeout: float, outputs: LimitedOutputs | None = None, feed=None
@@ -322,6 +398,13 @@ class KernelSession(LoggingConfigurable):
                 f"{self.max_answer_chars}) и было остановлено"
             )
             raise KernelDied(self.dead)
+        if self.received + FRAME.size + size > self.max_notebook_bytes:  # before it is read: never passed
+            self.kill(
+                f"ядро Python прислало проверке больше {self.max_notebook_bytes / 2**20:g} МиБ ответов и вывода "
+                "за блокнот (решённый блокнот курса присылает меньше 7 МиБ) и было остановлено"
+            )
+            raise KernelDied(self.dead)
+        self.received += FRAME.size + size
         return sequence, self.receive(size, deadline, limit)
 
     def receive(self, size: int, deadline: float, limit: str) -> bytes:
@@ -377,6 +460,28 @@ class KernelSession(LoggingConfigurable):
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             pass
+
+
+def real_uid(pid: int) -> int | None:
+    """The real uid of `pid`, as /proc shows it; None when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Uid:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def may_raise_limits() -> bool:
+    """Whether this process may raise another's hard limits again: CAP_SYS_RESOURCE in its effective set."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> 24 & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
 
 
 def host_pid(launched: int) -> int:
