@@ -57,7 +57,7 @@ with KernelSession(Sandbox()) as session:
                 "calls": calls,
                 "message": message,
                 "received": session.received - received,
-                "ceiling": session.max_notebook_bytes,
+                "ceiling": session.max_received_bytes,
                 "frame": session.max_answer_chars,
             }
         )

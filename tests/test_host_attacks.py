@@ -395,12 +395,12 @@ def test_a_timeout_is_the_graders_finding_not_a_name_the_student_raises_or_a_cla
         assert run.timed_out == 1 and run.error == ("Timeout", "1")
 
 
-# -- the grader's cost per notebook is bounded (KernelSession.max_notebook_bytes) ----------------------
+# -- the grader's cost per notebook is bounded (KernelSession.max_received_bytes) ----------------------
 @pytest.mark.parametrize("unit", ['{"S":[]}', '{"L":[]}'], ids=["sets", "lists"])
 def test_a_sandbox_answering_every_request_with_a_frame_at_the_cap_costs_the_grader_no_more_than_its_ceiling(unit):
     # every answer of the kernel a prebuilt 16 MiB frame (its own Channel.send patched) cost the grader 57.8 CPU-s
     # and 983 MB on one notebook: parsing and decoding were not bounded per notebook. Now the frames of one notebook
-    # stop at max_notebook_bytes (the sandbox is stopped, saying why) and one frame's parse at max_answer_chars
+    # stop at max_received_bytes (the sandbox is stopped, saying why) and one frame's parse at max_answer_chars
     import subprocess
     import sys
     from pathlib import Path
@@ -488,7 +488,7 @@ def test_output_frames_count_against_the_notebooks_ceiling_too():
     # frames dropped unparsed once a cell's output is cut still cost the grader their reading: they count
     from autograder.wall.session import KernelDied
 
-    with KernelSession(Sandbox(), cell_timeout=30, max_notebook_bytes=2**21) as session:
+    with KernelSession(Sandbox(), cell_timeout=30, max_received_bytes=2**21) as session:
         with pytest.raises(KernelDied, match="МиБ ответов и вывода за блокнот"):
             session.run_cell(f"FD, SEQ = {session.agent_fd}, {session.sequence + 1}\n" + POUR)
         assert session.received <= 2**21 and session.process.poll() is not None

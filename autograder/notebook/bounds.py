@@ -16,7 +16,7 @@ generous): the grader's own CPU time (ITIMER_VIRTUAL; time spent waiting for the
 count) interrupts a test that loops in Python with `OverBudget`, decoding the kernel's answers included
 (`autograder.wall.remote`, `wire`); it waits only while the grader is in the middle of reading or writing
 a frame (`autograder.wall.session`), so the channel is never cut mid-answer. What one notebook's sandbox
-may send in all is capped as well (`KernelSession.max_notebook_bytes`). Work inside one C call (a
+may send in all is capped as well (`KernelSession.max_received_bytes`). Work inside one C call (a
 huge sort) is not interruptible: the class runner's watchdog is the last resort.
 """
 

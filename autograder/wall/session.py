@@ -86,7 +86,7 @@ class KernelSession(LoggingConfigurable):
         "answer, 08's ids of a long text, is 1.7 MB). Parsing one frame is the most memory the "
         "grader spends at once on what the sandbox sends: about 60 times the frame at worst.",
     ).tag(config=True)
-    max_notebook_bytes = Integer(
+    max_received_bytes = Integer(
         32 * 2**20,
         help="The grader's ceiling per notebook on what its sandbox sends: the bytes of all its "
         "frames together (answers and cells' outputs; a solved notebook of the course sends at most "
@@ -104,7 +104,7 @@ class KernelSession(LoggingConfigurable):
         self.channel: socket.socket | None = None  # the grader's end of the socket
         self.agent_fd = -1  # the sandbox's end, as a file descriptor there
         self.sequence = 0
-        self.received = 0  # bytes of frames the sandbox sent in this notebook (max_notebook_bytes)
+        self.received = 0  # bytes of frames the sandbox sent in this notebook (max_received_bytes)
         self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))
         self.uid: int | None = None
         self.cgroup = None  # autograder.wall.cgroup.SandboxCgroup, where the host has them
@@ -398,9 +398,9 @@ class KernelSession(LoggingConfigurable):
                 f"{self.max_answer_chars}) и было остановлено"
             )
             raise KernelDied(self.dead)
-        if self.received + FRAME.size + size > self.max_notebook_bytes:  # before it is read: never passed
+        if self.received + FRAME.size + size > self.max_received_bytes:  # before it is read: never passed
             self.kill(
-                f"ядро Python прислало проверке больше {self.max_notebook_bytes / 2**20:g} МиБ ответов и вывода "
+                f"ядро Python прислало проверке больше {self.max_received_bytes / 2**20:g} МиБ ответов и вывода "
                 "за блокнот (решённый блокнот курса присылает меньше 7 МиБ) и было остановлено"
             )
             raise KernelDied(self.dead)
