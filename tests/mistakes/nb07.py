@@ -200,18 +200,8 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
             NB07,
             "train_fast",
             (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
                 " i, offset",
                 " i, 0          # the chunk, not the place in it",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
             ),
         ),
         "test_train_fast_hidden",
@@ -242,16 +232,6 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
                 ") + 1",
             ),
             (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-            ),
-            (
                 "sign * freqs[i]",
                 "sign",
             ),
@@ -270,16 +250,6 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
                 "text, pattern",
                 "text",
             ),
-            (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-            ),
         ),
         "test_train_fast_hidden",
         "шаблоном из аргумента pattern",
@@ -291,16 +261,6 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         edited(
             NB07,
             "train_fast",
-            (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-            ),
             (
                 "56, vocab_size):",
                 "56, vocab_size + 1):",
@@ -317,16 +277,6 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
             NB07,
             "train_fast",
             (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-            ),
-            (
                 "not heap:",
                 "not heap or -heap[0][0] < 2:",
             ),
@@ -341,16 +291,6 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         edited(
             NB07,
             "train_fast",
-            (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-            ),
             (
                 "list(where[pair])",
                 "where[pair]",
@@ -373,16 +313,6 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
             (
                 "{}         # пара -> {номер куска: сколько раз пара в нём стоит}",
                 "_WHERE     # one index for every call",
-            ),
-            (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
             ),
         ),
         "test_train_fast",
@@ -682,18 +612,8 @@ MISTAKES += [
             NB07,
             "train_fast",
             (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
                 " i, offset",
                 " i, k          # the token's index, not the byte offset",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
             ),
         ),
         "test_train_fast_hidden",
@@ -745,16 +665,6 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
             NB07,
             "train_fast",
             (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-            ),
-            (
                 "            if counts.get(pair) != -neg:          # частота устарела\n"
                 "                heapq.heappop(heap)\n"
                 "                continue\n",
@@ -771,16 +681,6 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         edited(
             NB07,
             "train_fast",
-            (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-            ),
             (
                 "            if counts[p]:\n"
                 "                heapq.heappush(heap, (-counts[p], (0, 0), p))\n"
@@ -882,18 +782,8 @@ MISTAKES += [
             NB07,
             "train_fast",
             (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
                 "i, offset",
                 "0, offset     # the offset in its chunk; which chunk is forgotten",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
             ),
         ),
         "test_train_fast",
@@ -934,16 +824,6 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         edited(
             NB07,
             "train_fast",
-            (
-                "        i = min(where[pair])",
-                "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
-                "        i = min(where[pair])",
-            ),
-            (
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-                "    # место (0, 0) не позже настоящего: уточним, когда запись окажется на вершине\n"
-                "    heap = [(-n, (0, 0), pair) for pair, n in counts.items()]",
-            ),
             (
                 "        while heap:",
                 "        if counts:                                # the best count found by scanning every count\n"
