@@ -1,60 +1,147 @@
 """Mistakes and alternative solutions for notebook 08_shipping_tokenizer."""
 
-from . import Alternative, Mistake, edited
+import functools
+import textwrap
+
+from . import Alternative, Mistake, edit, edited
 
 NB08 = "08_shipping_tokenizer"
 
 
-# The notebook's encode_iterable with specials (step 3в); the mistakes and alternatives below
-# change one thing in it (each edit names the text it replaces, so a change of the base is noticed)
-_STREAM = """
-def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
-    forbidden = [token for token in special_tokens if token not in allowed]
-    longest_first = sorted((token for token in special_tokens if token in allowed), key=len, reverse=True)
-    specials = regex.compile("|".join(regex.escape(token) for token in longest_first)) if longest_first else None
-    reach = len(longest_first[0]) if longest_first else 0
-    guard = max((len(token) for token in forbidden), default=1) - 1
-    cache = {}
-
-    def encode_settled(text, last):
-        # выдаёт id начала text, которое уже не изменится, и возвращает остальное
-        start, unsettled = 0, len(text) if last else len(text) - reach + 1
-        for match in specials.finditer(text) if specials else ():
-            if match.start() >= unsettled:      # длинный спецтокен отсюда может ещё не дочитаться
-                break
-            for chunk in pretokenize(text[start:match.start()], pattern):
-                yield from encode_chunk(chunk, merges, cache)
-            yield special_tokens[match.group()]
-            start = match.end()
-        cut = min(max(start, unsettled), len(text))
-        chunks = pretokenize(text[start:cut], pattern)
-        ready = chunks if last else chunks[:-2]
-        for chunk in ready:
-            yield from encode_chunk(chunk, merges, cache)
-        return "".join(chunks[len(ready):]) + text[cut:]
-
-    seen, tail = "", ""
-    for line in fixed_lines(lines):
-        seen += line                            # хвост прочитанного: запрещённый спецтокен мог начаться раньше
-        for token in forbidden:
-            if token in seen:
-                raise ValueError(f"в тексте встретился спецтокен {token!r}, а он не разрешён (allowed_special)")
-        seen = seen[max(len(seen) - guard, 0):]
-        tail = yield from encode_settled(tail + line, last=False)
-    yield from encode_settled(tail, last=True)
-"""
+# the reference answer of a cell with edits (old, new) made, each standing once (see `edited`)
+_train = functools.partial(edited, NB08, "train")
+_encode = functools.partial(edited, NB08, "encode")
+_lines = functools.partial(edited, NB08, "encode_lines")
+_fixed = functools.partial(edited, NB08, "fixed_lines")
+_stream = functools.partial(edited, NB08, "encode_iterable")
+_save = functools.partial(edited, NB08, "save_tiktoken")
+_load = functools.partial(edited, NB08, "load_tiktoken")
+_quiz = functools.partial(edited, NB08, "quiz_answers")
 
 
-def _stream(*edits):
-    """_STREAM with each (old, new) or (old, new, how many times old occurs) edit made."""
-    source = _STREAM
-    for old, new, *count in edits:
-        assert source.count(old) == (count or [1])[0], old
-        source = source.replace(old, new)
-    return source
+def _settled_calls(new):
+    """The edits of encode_iterable that put `new` in place of both calls encode_chunk(chunk, merges, cache)
+    of encode_settled (the one before a special and the one on the ready chunks)."""
+    return (
+        (
+            "encode_chunk(chunk, merges, cache)\n            yield special_tokens",
+            new + "\n            yield special_tokens",
+        ),
+        ("encode_chunk(chunk, merges, cache)\n        return", new + "\n        return"),
+    )
 
+
+def _in_try(source, before, after):
+    """`source`, a function whose docstring is written in triple double quotes, with the code after
+    the docstring moved into `try:` (one more indent), `before` ahead of it and `after` under `finally:`."""
+    end = source.index('"""', source.index('"""') + 3) + len('"""\n')
+    body = textwrap.indent(source[end:].rstrip("\n") + "\n", "    ")
+    return source[:end] + before + "    try:\n" + body + "    finally:\n" + after
+
+
+# ---------------------------------------------------------------- train
+# The entries' own way of writing train (the specials sorted in the split's line, the dict `counts`):
+# the solution with those two places rewritten; the mistakes below are edits of it
+_TRAIN_SPLIT = (
+    'parts = regex.split("|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)), text)'
+)
+_COUNTING = (
+    "    counts = {}\n"
+    "    for part in parts:\n"
+    "        for chunk in pretokenize(part, pattern):\n"
+    "            counts[chunk] = counts.get(chunk, 0) + 1\n"
+    "    return train_from_counts(counts, vocab_size)"
+)
+TRAIN = _train(
+    (
+        "        longest_first = sorted(special_tokens, key=len, reverse=True)\n"
+        '        parts = regex.split("|".join(regex.escape(token) for token in longest_first), text)',
+        "        " + _TRAIN_SPLIT,
+    ),
+    (("    chunk_counts = {}", "return train_from_counts(chunk_counts, vocab_size)"), _COUNTING),
+)
+
+# ---------------------------------------------------------------- encode
+_REFUSAL = 'f"в тексте встретился спецтокен {token!r}, а он не разрешён (allowed_special)"'
+_SHORT_REFUSAL = 'f"спецтокен {token!r} не разрешён"'
+_FIX = '    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")\n'
+_ALL = '    if allowed_special == "all":\n        allowed_special = set(special_tokens)\n'
+_CHECK = (
+    "    for token in special_tokens:\n"
+    "        if token not in allowed_special and token in text:\n"
+    "            raise ValueError(" + _SHORT_REFUSAL + ")\n"
+)
+_SPLIT = '    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)'
+_NO_SPECIALS = "    if not special_tokens:\n        return encode_chunked(text, merges, pattern)\n"
+_SPECIAL_ID = "            ids.append(special_tokens[part])"
+
+# encode as most entries write it: "all" turned into the set of specials in allowed_special, no
+# specials handed to encode_chunked, the specials split out of the whole text by one regex.split
+# and the parts without them given to encode_chunked; the mistakes below are edits of it
+ENCODE_SPLIT = _encode(
+    ('    allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)\n', _ALL),
+    ("if token not in allowed and", "if token not in allowed_special and"),
+    (_REFUSAL, _SHORT_REFUSAL),
+    (
+        ("    # ищем только разрешённые", "    return ids"),
+        _NO_SPECIALS + _SPLIT + "\n"
+        "    ids = []\n"
+        "    for i, part in enumerate(parts):\n"
+        "        if i % 2:\n" + _SPECIAL_ID + "\n"
+        "        elif part:\n"
+        "            ids.extend(encode_chunked(part, merges, pattern))\n"
+        "    return ids",
+    ),
+)
+
+# encode as the entries of issue 20 write it: the solution's way with the allowed specials in `wanted`,
+# the parts without specials given to encode_chunked
+ENCODE_WANTED = _encode(
+    (_REFUSAL, _SHORT_REFUSAL),
+    (
+        ("    # ищем только разрешённые", 'for token in longest_first) + ")", text)'),
+        "    wanted = sorted((t for t in special_tokens if t in allowed), key=len, reverse=True)\n"
+        "    parts = [text]\n"
+        "    if wanted:\n"
+        '        parts = regex.split("(" + "|".join(regex.escape(t) for t in wanted) + ")", text)',
+    ),
+    ("    cache, ids = {}, []", "    ids = []"),
+    ("if i % 2 == 1:                         # нечётные части — найденные спецтокены", "if i % 2:"),
+    (
+        "            for chunk in pretokenize(part, pattern):\n"
+        "                ids.extend(encode_chunk(chunk, merges, cache))",
+        "            ids.extend(encode_chunked(part, merges, pattern))",
+    ),
+)
+
+# ---------------------------------------------------------------- encode_lines
+_READY = "for chunk in chunks[:-2]:                # левее двух последних кусков ничего не изменится"
+_EACH = "yield from encode_chunk(chunk, merges, cache)\n        tail"  # the call on the settled chunks
+_REST = "    for chunk in pretokenize(tail, pattern):\n        yield from encode_chunk(chunk, merges, cache)"
+
+
+def _both_calls(new):
+    """The edits that put `new` in place of both calls encode_chunk(chunk, merges, cache) of encode_lines."""
+    return (
+        (_EACH, "yield from " + new + "\n        tail"),
+        (_REST, _REST.replace("encode_chunk(chunk, merges, cache)", new)),
+    )
+
+
+# encode_lines that keeps every line it read in a list; the memory attacks below are edits of it
+KEEPS_EVERY_LINE = _lines(
+    (
+        '    cache, tail = {}, ""\n    for line in lines:\n',
+        '    cache, tail, seen = {}, "", []\n    for line in lines:\n        seen.append(line)\n',
+    )
+)
+
+# ---------------------------------------------------------------- save_tiktoken, load_tiktoken
+_BASE64 = "base64.b64encode(vocab[i]).decode('ascii')"
+_LINE = _BASE64 + '} {i}\\n"'  # the end of one line of the file in the f-string
+
+# load_tiktoken that skips only empty lines (not blank ones): the mistakes below are edits of it
+LOAD = _load(("if line.strip():", "if line:"))
 
 MISTAKES = [
     # ---------------------------------------------------------------- train
@@ -96,16 +183,13 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
         "nb08_train_no_escape",
         NB08,
         "train",
-        """
-def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    parts = [text]
-    if special_tokens:
-        parts = regex.split("|".join(sorted(special_tokens, key=len, reverse=True)), text)   # | means "or"
-    counts = {}
-    for part in parts:
-        for chunk in pretokenize(part, pattern):
-            counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)""",
+        edit(
+            TRAIN,
+            (
+                _TRAIN_SPLIT,
+                'parts = regex.split("|".join(sorted(special_tokens, key=len, reverse=True)), text)   # | means "or"',
+            ),
+        ),
         "test_train_hidden",
         "regex.escape",
     ),
@@ -113,14 +197,13 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
         "nb08_train_empty_pattern_everywhere",
         NB08,
         "train",
-        """
-def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    parts = regex.split("|".join(regex.escape(t) for t in special_tokens), text)   # "" when there are none
-    counts = {}
-    for part in parts:
-        for chunk in pretokenize(part, pattern):
-            counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)""",
+        edit(
+            TRAIN,
+            (
+                ("    parts = [text]\n", _TRAIN_SPLIT),
+                '    parts = regex.split("|".join(regex.escape(t) for t in special_tokens), text)   # "" when there are none',
+            ),
+        ),
         "test_train",
         "без спецтокенов train — это train_chunked",
     ),
@@ -128,17 +211,14 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
         "nb08_train_keeps_specials_as_parts",
         NB08,
         "train",
-        """
-def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    parts = [text]
-    if special_tokens:
-        shape = "(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")"
-        parts = regex.split(shape, text)                     # the group keeps the specials among the parts
-    counts = {}
-    for part in parts:
-        for chunk in pretokenize(part, pattern):
-            counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)""",
+        edit(
+            TRAIN,
+            (
+                _TRAIN_SPLIT,
+                'shape = "(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")"\n'
+                "        parts = regex.split(shape, text)                     # the group keeps the specials among the parts",
+            ),
+        ),
         "test_train",
         "кусок спецтокена",
     ),
@@ -146,14 +226,13 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
         "nb08_train_only_first_special",
         NB08,
         "train",
-        """
-def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    parts = text.split(list(special_tokens)[0]) if special_tokens else [text]   # the others stay in the text
-    counts = {}
-    for part in parts:
-        for chunk in pretokenize(part, pattern):
-            counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)""",
+        edit(
+            TRAIN,
+            (
+                ("    parts = [text]\n", _TRAIN_SPLIT),
+                "    parts = text.split(list(special_tokens)[0]) if special_tokens else [text]   # the others stay in the text",
+            ),
+        ),
         "test_train_hidden",
         "длинные первыми",
     ),
@@ -161,14 +240,15 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
         "nb08_train_sorted_by_frequency",
         NB08,
         "train",
-        """
-from collections import Counter
-def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    parts = [text]
-    if special_tokens:
-        parts = regex.split("|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)), text)
-    counts = Counter(chunk for part in parts for chunk in pretokenize(part, pattern))
-    return train_from_counts(dict(counts.most_common()), vocab_size)    # ties now follow frequency""",
+        edit(
+            TRAIN,
+            ("def train(", "from collections import Counter\ndef train("),
+            (
+                _COUNTING,
+                "    counts = Counter(chunk for part in parts for chunk in pretokenize(part, pattern))\n"
+                "    return train_from_counts(dict(counts.most_common()), vocab_size)    # ties now follow frequency",
+            ),
+        ),
         "test_train_hidden",
         "в порядке первого появления",
     ),
@@ -177,25 +257,17 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
         "nb08_encode_no_escape",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    if allowed_special == "all":
-        allowed_special = set(special_tokens)
-    for token in special_tokens:
-        if token not in allowed_special and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if not special_tokens:
-        return encode_chunked(text, merges, pattern)
-    parts = regex.split("(" + "|".join(sorted(special_tokens, key=len, reverse=True)) + ")", text)
-    ids = []
-    for part in parts:
-        if part in special_tokens:
-            ids.append(special_tokens[part])
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (
+                "regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)",
+                "sorted(special_tokens, key=len, reverse=True)",
+            ),
+            (
+                "    for i, part in enumerate(parts):\n        if i % 2:",
+                "    for part in parts:\n        if part in special_tokens:",
+            ),
+        ),
         "test_encode",
         "regex.escape",
     ),
@@ -203,25 +275,13 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_specials_in_given_order",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    if allowed_special == "all":
-        allowed_special = set(special_tokens)
-    for token in special_tokens:
-        if token not in allowed_special and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if not special_tokens:
-        return encode_chunked(text, merges, pattern)
-    parts = regex.split("(" + "|".join(regex.escape(t) for t in special_tokens) + ")", text)   # not longest first
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            ids.append(special_tokens[part])
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (
+                'for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)',
+                'for t in special_tokens) + ")", text)   # not longest first',
+            ),
+        ),
         "test_encode",
         "самый длинный",
     ),
@@ -229,20 +289,11 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_never_refuses",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if not special_tokens:
-        return encode_chunked(text, merges, pattern)
-    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            ids.append(special_tokens[part])                 # every special becomes its id, allowed or not
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (_ALL + _CHECK, ""),
+            (_SPECIAL_ID, _SPECIAL_ID + "                 # every special becomes its id, allowed or not"),
+        ),
         "test_encode",
         "должна бросить ValueError",
     ),
@@ -250,23 +301,14 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_all_is_a_string",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    for token in special_tokens:
-        if token not in allowed_special and token in text:   # "<|endoftext|>" in "all" is False
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if not special_tokens:
-        return encode_chunked(text, merges, pattern)
-    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            ids.append(special_tokens[part])
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (_ALL, ""),
+            (
+                "allowed_special and token in text:",
+                'allowed_special and token in text:   # "<|endoftext|>" in "all" is False',
+            ),
+        ),
         "test_encode",
         "ValueError",
     ),
@@ -274,24 +316,15 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_guard_on_matches_only",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    if allowed_special == "all":
-        allowed_special = set(special_tokens)
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if not special_tokens:
-        return encode_chunked(text, merges, pattern)
-    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            if part not in allowed_special:                  # a disallowed token inside an allowed one slips through
-                raise ValueError(f"спецтокен {part!r} не разрешён")
-            ids.append(special_tokens[part])
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (_CHECK, ""),
+            (
+                _SPECIAL_ID,
+                "            if part not in allowed_special:                  # a disallowed token inside an allowed one slips through\n"
+                '                raise ValueError(f"спецтокен {part!r} не разрешён")\n' + _SPECIAL_ID,
+            ),
+        ),
         "test_encode_hidden",
         "даже внутри разрешённого",
     ),
@@ -299,26 +332,18 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_computed_special_ids",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    if allowed_special == "all":
-        allowed_special = set(special_tokens)
-    for token in special_tokens:
-        if token not in allowed_special and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if not special_tokens:
-        return encode_chunked(text, merges, pattern)
-    names = sorted(special_tokens, key=len, reverse=True)
-    parts = regex.split("(" + "|".join(regex.escape(t) for t in names) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            ids.append(256 + len(merges) + list(special_tokens).index(part))   # "the next free id", not the given one
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (
+                _SPLIT,
+                "    names = sorted(special_tokens, key=len, reverse=True)\n"
+                '    parts = regex.split("(" + "|".join(regex.escape(t) for t in names) + ")", text)',
+            ),
+            (
+                "ids.append(special_tokens[part])",
+                'ids.append(256 + len(merges) + list(special_tokens).index(part))   # "the next free id", not the given one',
+            ),
+        ),
         "test_encode",
         "id из special_tokens",
     ),
@@ -326,24 +351,7 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_surrogates_crash",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    if allowed_special == "all":
-        allowed_special = set(special_tokens)
-    for token in special_tokens:
-        if token not in allowed_special and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    if not special_tokens:
-        return encode_chunked(text, merges, pattern)
-    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            ids.append(special_tokens[part])
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(ENCODE_SPLIT, (_FIX, "")),
         "test_encode",
         "U+FFFD",
     ),
@@ -351,25 +359,13 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_surrogates_question_mark",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    if allowed_special == "all":
-        allowed_special = set(special_tokens)
-    for token in special_tokens:
-        if token not in allowed_special and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    text = text.encode("utf-8", errors="replace").decode("utf-8")      # a lone surrogate becomes "?"
-    if not special_tokens:
-        return encode_chunked(text, merges, pattern)
-    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            ids.append(special_tokens[part])
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (
+                _FIX,
+                '    text = text.encode("utf-8", errors="replace").decode("utf-8")      # a lone surrogate becomes "?"\n',
+            ),
+        ),
         "test_encode",
         "U+FFFD",
     ),
@@ -377,25 +373,13 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_surrogates_dropped",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    if allowed_special == "all":
-        allowed_special = set(special_tokens)
-    for token in special_tokens:
-        if token not in allowed_special and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    text = text.encode("utf-8", errors="ignore").decode("utf-8")       # the bad character silently disappears
-    if not special_tokens:
-        return encode_chunked(text, merges, pattern)
-    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            ids.append(special_tokens[part])
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (
+                _FIX,
+                '    text = text.encode("utf-8", errors="ignore").decode("utf-8")       # the bad character silently disappears\n',
+            ),
+        ),
         "test_encode",
         "U+FFFD",
     ),
@@ -403,25 +387,13 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_surrogate_pairs_not_joined",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    if allowed_special == "all":
-        allowed_special = set(special_tokens)
-    for token in special_tokens:
-        if token not in allowed_special and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    text = regex.sub("[\\ud800-\\udfff]", "\\ufffd", text)             # a pair becomes two replacement characters
-    if not special_tokens:
-        return encode_chunked(text, merges, pattern)
-    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            ids.append(special_tokens[part])
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (
+                _FIX,
+                '    text = regex.sub("[\\ud800-\\udfff]", "\\ufffd", text)             # a pair becomes two replacement characters\n',
+            ),
+        ),
         "test_encode_hidden",
         "суррогаты — как в tiktoken",
     ),
@@ -429,24 +401,18 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_empty_dict_not_none",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if special_tokens is None:
-        return encode_chunked(text, merges, pattern)
-    if allowed_special == "all":
-        allowed_special = set(special_tokens)
-    for token in special_tokens:
-        if token not in allowed_special and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    parts = regex.split("(" + "|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):                         # with {} the pattern "()" matches everywhere
-        if i % 2:
-            ids.append(special_tokens[part])
-        elif part:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (
+                "    special_tokens = special_tokens or {}\n",
+                _FIX + "    if special_tokens is None:\n        return encode_chunked(text, merges, pattern)\n",
+            ),
+            (_FIX + _NO_SPECIALS, ""),
+            (
+                "    for i, part in enumerate(parts):",
+                '    for i, part in enumerate(parts):                         # with {} the pattern "()" matches everywhere',
+            ),
+        ),
         "test_encode_hidden",
         "пустой словарь спецтокенов",
     ),
@@ -454,22 +420,19 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_whole_text_at_once",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    if allowed_special == "all":
-        allowed_special = set(special_tokens)
-    for token in special_tokens:
-        if token not in allowed_special and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    ids = []
-    for chunk in pretokenize(text, pattern):                 # specials are looked for among the chunks
-        if chunk in special_tokens:
-            ids.append(special_tokens[chunk])
-        else:
-            ids.extend(encode_chunk(chunk, merges))
-    return ids""",
+        edit(
+            ENCODE_SPLIT,
+            (
+                (_NO_SPECIALS, "    return ids"),
+                "    ids = []\n"
+                "    for chunk in pretokenize(text, pattern):                 # specials are looked for among the chunks\n"
+                "        if chunk in special_tokens:\n"
+                "            ids.append(special_tokens[chunk])\n"
+                "        else:\n"
+                "            ids.extend(encode_chunk(chunk, merges))\n"
+                "    return ids",
+            ),
+        ),
         "test_encode",
         "до претокенизации",
     ),
@@ -499,16 +462,10 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
         "nb08_stream_holds_one_chunk",
         NB08,
         "encode_lines",
-        """
-def encode_lines(lines, merges, pattern=GPT2_PATTERN):
-    cache, tail = {}, ""
-    for line in lines:
-        chunks = pretokenize(tail + line, pattern)
-        for chunk in chunks[:-1]:                            # the second to last chunk can change too
-            yield from encode_chunk(chunk, merges, cache)
-        tail = chunks[-1] if chunks else ""
-    for chunk in pretokenize(tail, pattern):
-        yield from encode_chunk(chunk, merges, cache)""",
+        _lines(
+            (_READY, "for chunk in chunks[:-1]:                            # the second to last chunk can change too"),
+            ('tail = "".join(chunks[-2:])', 'tail = chunks[-1] if chunks else ""'),
+        ),
         "test_encode_lines",
         "держите в буфере два последних куска",
     ),
@@ -516,14 +473,12 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
         "nb08_stream_forgets_the_tail",
         NB08,
         "encode_lines",
-        """
-def encode_lines(lines, merges, pattern=GPT2_PATTERN):
-    cache, tail = {}, ""
-    for line in lines:
-        chunks = pretokenize(tail + line, pattern)
-        for chunk in chunks[:-2]:
-            yield from encode_chunk(chunk, merges, cache)
-        tail = "".join(chunks[-2:])                          # ... and the tail is never given out""",
+        _lines(
+            (
+                'tail = "".join(chunks[-2:])\n' + _REST,
+                'tail = "".join(chunks[-2:])                          # ... and the tail is never given out',
+            )
+        ),
         "test_encode_lines",
         "в конце выдайте остаток",
     ),
@@ -531,15 +486,11 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
         "nb08_stream_returns_a_list",
         NB08,
         "encode_lines",
-        """
-def encode_lines(lines, merges, pattern=GPT2_PATTERN):
-    ids, tail = [], ""
-    for line in lines:
-        chunks = pretokenize(tail + line, pattern)
-        for chunk in chunks[:-2]:
-            ids.extend(encode_chunk(chunk, merges))
-        tail = "".join(chunks[-2:])
-    return ids + encode_chunked(tail, merges, pattern)""",
+        _lines(
+            ('cache, tail = {}, ""', 'ids, tail = [], ""'),
+            (_EACH, "ids.extend(encode_chunk(chunk, merges))\n        tail"),
+            (_REST, "    return ids + encode_chunked(tail, merges, pattern)"),
+        ),
         "test_encode_lines",
         "должна быть генератором",
     ),
@@ -547,16 +498,13 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
         "nb08_stream_yields_lists",
         NB08,
         "encode_lines",
-        """
-def encode_lines(lines, merges, pattern=GPT2_PATTERN):
-    cache, tail = {}, ""
-    for line in lines:
-        chunks = pretokenize(tail + line, pattern)
-        for chunk in chunks[:-2]:
-            yield encode_chunk(chunk, merges, cache)         # a list per chunk, not one id at a time
-        tail = "".join(chunks[-2:])
-    for chunk in pretokenize(tail, pattern):
-        yield encode_chunk(chunk, merges, cache)""",
+        _lines(
+            (
+                _EACH,
+                "yield encode_chunk(chunk, merges, cache)         # a list per chunk, not one id at a time\n        tail",
+            ),
+            (_REST, _REST.replace("yield from", "yield")),
+        ),
         "test_encode_lines",
         "выдавайте id по одному",
     ),
@@ -599,17 +547,14 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
         "nb08_stream_cache_outlives_the_table",
         NB08,
         "encode_lines",
-        """
-CACHE = {}                                                   # shared by every call, whatever the table
-def encode_lines(lines, merges, pattern=GPT2_PATTERN):
-    tail = ""
-    for line in lines:
-        chunks = pretokenize(tail + line, pattern)
-        for chunk in chunks[:-2]:
-            yield from encode_chunk(chunk, merges, CACHE)
-        tail = "".join(chunks[-2:])
-    for chunk in pretokenize(tail, pattern):
-        yield from encode_chunk(chunk, merges, CACHE)""",
+        _lines(
+            (
+                "def encode_lines(",
+                "CACHE = {}                                                   # shared by every call, whatever the table\ndef encode_lines(",
+            ),
+            ('cache, tail = {}, ""', 'tail = ""'),
+            *_both_calls("encode_chunk(chunk, merges, CACHE)"),
+        ),
         "test_encode_lines_hidden",
         "id должны совпасть",
     ),
@@ -618,10 +563,12 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
         "nb08_save_str_of_bytes",
         NB08,
         "save_tiktoken",
-        '''
-def save_tiktoken(merges):
-    vocab = token_bytes(merges)
-    return "".join(f"{base64.b64encode(vocab[i])} {i}\\n" for i in sorted(vocab))      # "b'AA=='"''',
+        _save(
+            (
+                _LINE + " for i in sorted(vocab))",
+                'base64.b64encode(vocab[i])} {i}\\n" for i in sorted(vocab))      # "b\'AA==\'"',
+            )
+        ),
         "test_save_tiktoken",
         "а не str(bytes)",
     ),
@@ -629,10 +576,7 @@ def save_tiktoken(merges):
         "nb08_save_urlsafe",
         NB08,
         "save_tiktoken",
-        """
-def save_tiktoken(merges):
-    vocab = token_bytes(merges)
-    return "".join(f"{base64.urlsafe_b64encode(vocab[i]).decode()} {i}\\n" for i in sorted(vocab))""",
+        _save((_BASE64, "base64.urlsafe_b64encode(vocab[i]).decode()")),
         "test_save_tiktoken",
         "не urlsafe",
     ),
@@ -640,10 +584,7 @@ def save_tiktoken(merges):
         "nb08_save_no_final_newline",
         NB08,
         "save_tiktoken",
-        """
-def save_tiktoken(merges):
-    vocab = token_bytes(merges)
-    return "\\n".join(f"{base64.b64encode(vocab[i]).decode()} {i}" for i in sorted(vocab))""",
+        _save(('return "".join', 'return "\\n".join'), (_LINE, 'base64.b64encode(vocab[i]).decode()} {i}"')),
         "test_save_tiktoken",
         "и после последней тоже",
     ),
@@ -651,10 +592,10 @@ def save_tiktoken(merges):
         "nb08_save_only_learned_tokens",
         NB08,
         "save_tiktoken",
-        """
-def save_tiktoken(merges):
-    vocab = token_bytes(merges)
-    return "".join(f"{base64.b64encode(vocab[i]).decode()} {i}\\n" for i in merges.values())   # bytes 0..255 left out""",
+        _save(
+            (_BASE64, "base64.b64encode(vocab[i]).decode()"),
+            ("for i in sorted(vocab))", "for i in merges.values())   # bytes 0..255 left out"),
+        ),
         "test_save_tiktoken",
         "256 строк",
     ),
@@ -689,10 +630,12 @@ def save_tiktoken(merges):
         "nb08_save_ranks_from_one",
         NB08,
         "save_tiktoken",
-        """
-def save_tiktoken(merges):
-    vocab = token_bytes(merges)
-    return "".join(f"{base64.b64encode(vocab[i]).decode()} {i + 1}\\n" for i in sorted(vocab))   # line numbers""",
+        _save(
+            (
+                _LINE + " for i in sorted(vocab))",
+                'base64.b64encode(vocab[i]).decode()} {i + 1}\\n" for i in sorted(vocab))   # line numbers',
+            )
+        ),
         "test_save_tiktoken",
         "пробел и id",
     ),
@@ -701,14 +644,9 @@ def save_tiktoken(merges):
         "nb08_load_text_keys",
         NB08,
         "load_tiktoken",
-        """
-def load_tiktoken(text):
-    ranks = {}
-    for line in text.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token).decode("utf-8", errors="replace")] = int(rank)
-    return ranks""",
+        edit(
+            LOAD, ("ranks[base64.b64decode(token)]", 'ranks[base64.b64decode(token).decode("utf-8", errors="replace")]')
+        ),
         "test_load_tiktoken",
         "ключ — байты токена",
     ),
@@ -716,14 +654,7 @@ def load_tiktoken(text):
         "nb08_load_rank_as_string",
         NB08,
         "load_tiktoken",
-        """
-def load_tiktoken(text):
-    ranks = {}
-    for line in text.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = rank
-    return ranks""",
+        edit(LOAD, ("= int(rank)", "= rank")),
         "test_load_tiktoken",
         "целое число",
     ),
@@ -731,14 +662,13 @@ def load_tiktoken(text):
         "nb08_load_base64_not_decoded",
         NB08,
         "load_tiktoken",
-        """
-def load_tiktoken(text):
-    ranks = {}
-    for line in text.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[token.encode("ascii")] = int(rank)          # b"YQ==" instead of b"a"
-    return ranks""",
+        edit(
+            LOAD,
+            (
+                "ranks[base64.b64decode(token)] = int(rank)",
+                'ranks[token.encode("ascii")] = int(rank)          # b"YQ==" instead of b"a"',
+            ),
+        ),
         "test_load_tiktoken",
         "base64.b64decode",
     ),
@@ -746,13 +676,14 @@ def load_tiktoken(text):
         "nb08_load_empty_lines",
         NB08,
         "load_tiktoken",
-        """
-def load_tiktoken(text):
-    ranks = {}
-    for line in text.strip().split("\\n"):                   # "" and blank lines are not skipped
-        token, rank = line.split()
-        ranks[base64.b64decode(token)] = int(rank)
-    return ranks""",
+        _load(
+            (
+                ("    for line in text.splitlines():", "ranks[base64.b64decode(token)] = int(rank)"),
+                '    for line in text.strip().split("\\n"):                   # "" and blank lines are not skipped\n'
+                "        token, rank = line.split()\n"
+                "        ranks[base64.b64decode(token)] = int(rank)",
+            )
+        ),
         "test_load_tiktoken",
         "пустые строки пропускайте",
     ),
@@ -760,14 +691,7 @@ def load_tiktoken(text):
         "nb08_load_split_on_one_space",
         NB08,
         "load_tiktoken",
-        """
-def load_tiktoken(text):
-    ranks = {}
-    for line in text.splitlines():
-        if line:
-            token, rank = line.split(" ")                    # two spaces or a trailing one break it
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks""",
+        edit(LOAD, ("line.split()", 'line.split(" ")                    # two spaces or a trailing one break it')),
         "test_load_tiktoken_hidden",
         "по пробельным символам",
     ),
@@ -775,14 +699,13 @@ def load_tiktoken(text):
         "nb08_load_drops_last_line",
         NB08,
         "load_tiktoken",
-        """
-def load_tiktoken(text):
-    ranks = {}
-    for line in text.split("\\n")[:-1]:                     # assumes the file ends with a newline
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks""",
+        edit(
+            LOAD,
+            (
+                "for line in text.splitlines():",
+                'for line in text.split("\\n")[:-1]:                     # assumes the file ends with a newline',
+            ),
+        ),
         "test_load_tiktoken_hidden",
         "последняя строка может быть без",
     ),
@@ -791,17 +714,14 @@ def load_tiktoken(text):
         "nb08_train_specials_shortest_first",
         NB08,
         "train",
-        """
-def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    parts = [text]
-    if special_tokens:
-        shape = "|".join(regex.escape(t) for t in sorted(special_tokens, key=len))   # short ones cut long ones
-        parts = regex.split(shape, text)
-    counts = {}
-    for part in parts:
-        for chunk in pretokenize(part, pattern):
-            counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)""",
+        edit(
+            TRAIN,
+            (
+                _TRAIN_SPLIT,
+                'shape = "|".join(regex.escape(t) for t in sorted(special_tokens, key=len))   # short ones cut long ones\n'
+                "        parts = regex.split(shape, text)",
+            ),
+        ),
         "test_train_hidden",
         "длинные первыми",
     ),
@@ -809,16 +729,13 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
         "nb08_train_specials_unsorted",
         NB08,
         "train",
-        """
-def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    parts = [text]
-    if special_tokens:
-        parts = regex.split("|".join(regex.escape(t) for t in special_tokens), text)   # in the order given
-    counts = {}
-    for part in parts:
-        for chunk in pretokenize(part, pattern):
-            counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)""",
+        edit(
+            TRAIN,
+            (
+                _TRAIN_SPLIT,
+                'parts = regex.split("|".join(regex.escape(t) for t in special_tokens), text)   # in the order given',
+            ),
+        ),
         "test_train_hidden",
         "в каком бы порядке их ни передали",
     ),
@@ -826,16 +743,13 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
         "nb08_train_vocab_size_counts_specials",
         NB08,
         "train",
-        """
-def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    parts = [text]
-    if special_tokens:
-        parts = regex.split("|".join(regex.escape(t) for t in sorted(special_tokens, key=len, reverse=True)), text)
-    counts = {}
-    for part in parts:
-        for chunk in pretokenize(part, pattern):
-            counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size - len(special_tokens))    # CS336 counts the specials in""",
+        edit(
+            TRAIN,
+            (
+                "train_from_counts(counts, vocab_size)",
+                "train_from_counts(counts, vocab_size - len(special_tokens))    # CS336 counts the specials in",
+            ),
+        ),
         "test_train_hidden",
         "спецтокены в него не входят",
     ),
@@ -844,25 +758,7 @@ def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
         "nb08_encode_ignores_pattern",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
-    for token in special_tokens:
-        if token not in allowed and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    wanted = sorted((t for t in special_tokens if t in allowed), key=len, reverse=True)
-    parts = [text]
-    if wanted:
-        parts = regex.split("(" + "|".join(regex.escape(t) for t in wanted) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            ids.append(special_tokens[part])
-        else:
-            ids.extend(encode_chunked(part, merges))
-    return ids""",
+        edit(ENCODE_WANTED, ("encode_chunked(part, merges, pattern)", "encode_chunked(part, merges)")),
         "test_encode_hidden",
         "шаблоном pattern",
     ),
@@ -870,25 +766,13 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_encode_specials_found_after_surrogates",
         NB08,
         "encode",
-        """
-def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_special=()):
-    special_tokens = special_tokens or {}
-    allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
-    for token in special_tokens:
-        if token not in allowed and token in text:
-            raise ValueError(f"спецтокен {token!r} не разрешён")
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    wanted = sorted(special_tokens, key=len, reverse=True)     # disallowed ones too
-    parts = [text]
-    if wanted:
-        parts = regex.split("(" + "|".join(regex.escape(t) for t in wanted) + ")", text)
-    ids = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            ids.append(special_tokens[part])
-        else:
-            ids.extend(encode_chunked(part, merges, pattern))
-    return ids""",
+        edit(
+            ENCODE_WANTED,
+            (
+                "sorted((t for t in special_tokens if t in allowed), key=len, reverse=True)",
+                "sorted(special_tokens, key=len, reverse=True)     # disallowed ones too",
+            ),
+        ),
         "test_encode_hidden",
         "id давайте только разрешённым",
     ),
@@ -897,17 +781,13 @@ def encode(text, merges, pattern=GPT2_PATTERN, special_tokens=None, allowed_spec
         "nb08_stream_keeps_every_line",
         NB08,
         "encode_lines",
-        """
-def encode_lines(lines, merges, pattern=GPT2_PATTERN):
-    cache, tail, seen = {}, "", []
-    for line in lines:
-        seen.append(line)                                     # "for debugging": every line stays in memory
-        chunks = pretokenize(tail + line, pattern)
-        for chunk in chunks[:-2]:
-            yield from encode_chunk(chunk, merges, cache)
-        tail = "".join(chunks[-2:])
-    for chunk in pretokenize(tail, pattern):
-        yield from encode_chunk(chunk, merges, cache)""",
+        edit(
+            KEEPS_EVERY_LINE,
+            (
+                "seen.append(line)",
+                'seen.append(line)                                     # "for debugging": every line stays in memory',
+            ),
+        ),
         "test_encode_lines_hidden",
         "держит всё больше памяти",
     ),
@@ -915,20 +795,17 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
         "nb08_stream_cache_never_cleared",
         NB08,
         "encode_lines",
-        """
-def encode_lines(lines, merges, pattern=GPT2_PATTERN):
-    cache, tail = {}, ""
-    def ids_of(chunk):
-        if chunk not in cache:
-            cache[chunk] = encode_chunk(chunk, merges)        # its own cache, never cleared
-        return cache[chunk]
-    for line in lines:
-        chunks = pretokenize(tail + line, pattern)
-        for chunk in chunks[:-2]:
-            yield from ids_of(chunk)
-        tail = "".join(chunks[-2:])
-    for chunk in pretokenize(tail, pattern):
-        yield from ids_of(chunk)""",
+        _lines(
+            (
+                '    cache, tail = {}, ""\n',
+                '    cache, tail = {}, ""\n'
+                "    def ids_of(chunk):\n"
+                "        if chunk not in cache:\n"
+                "            cache[chunk] = encode_chunk(chunk, merges)        # its own cache, never cleared\n"
+                "        return cache[chunk]\n",
+            ),
+            *_both_calls("ids_of(chunk)"),
+        ),
         "test_encode_lines_hidden",
         "не заводите свой кэш без предела",
     ),
@@ -936,21 +813,17 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
         "nb08_stream_keeps_lines_restarts_tracemalloc",
         NB08,
         "encode_lines",
-        """
-import tracemalloc
-def encode_lines(lines, merges, pattern=GPT2_PATTERN):
-    cache, tail, seen = {}, "", []
-    for line in lines:
-        seen.append(line)
-        if tracemalloc.is_tracing():                          # an attack: forget what was traced so far
-            tracemalloc.stop()
-            tracemalloc.start()
-        chunks = pretokenize(tail + line, pattern)
-        for chunk in chunks[:-2]:
-            yield from encode_chunk(chunk, merges, cache)
-        tail = "".join(chunks[-2:])
-    for chunk in pretokenize(tail, pattern):
-        yield from encode_chunk(chunk, merges, cache)""",
+        edit(
+            KEEPS_EVERY_LINE,
+            ("def encode_lines(", "import tracemalloc\ndef encode_lines("),
+            (
+                "        seen.append(line)\n",
+                "        seen.append(line)\n"
+                "        if tracemalloc.is_tracing():                          # an attack: forget what was traced so far\n"
+                "            tracemalloc.stop()\n"
+                "            tracemalloc.start()\n",
+            ),
+        ),
         "test_encode_lines_hidden",
         "держит всё больше памяти",
     ),
@@ -958,24 +831,16 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
         "nb08_stream_keeps_lines_fakes_tracemalloc",
         NB08,
         "encode_lines",
-        """
-import tracemalloc
-def encode_lines(lines, merges, pattern=GPT2_PATTERN):
-    saved = tracemalloc.get_traced_memory, tracemalloc.reset_peak
-    tracemalloc.get_traced_memory = lambda: (0, 0)            # an attack: the module's functions lie
-    try:
-        cache, tail, seen = {}, "", []
-        for line in lines:
-            seen.append(line)
-            tracemalloc.reset_peak()
-            chunks = pretokenize(tail + line, pattern)
-            for chunk in chunks[:-2]:
-                yield from encode_chunk(chunk, merges, cache)
-            tail = "".join(chunks[-2:])
-        for chunk in pretokenize(tail, pattern):
-            yield from encode_chunk(chunk, merges, cache)
-    finally:
-        tracemalloc.get_traced_memory = saved[0]""",
+        _in_try(
+            edit(
+                KEEPS_EVERY_LINE,
+                ("def encode_lines(", "import tracemalloc\ndef encode_lines("),
+                ("        seen.append(line)\n", "        seen.append(line)\n        tracemalloc.reset_peak()\n"),
+            ),
+            "    saved = tracemalloc.get_traced_memory, tracemalloc.reset_peak\n"
+            "    tracemalloc.get_traced_memory = lambda: (0, 0)            # an attack: the module's functions lie\n",
+            "        tracemalloc.get_traced_memory = saved[0]",
+        ),
         "test_encode_lines_hidden",
         "держит всё больше памяти",
     ),
@@ -1049,16 +914,15 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
         "nb08_stream_surrogate_held_over_one_line_only",
         NB08,
         "fixed_lines",
-        """
-def fixed_lines(lines):
-    high = ""
-    for line in lines:
-        held = line[-1:] if "\\ud800" <= line[-1:] <= "\\udbff" else ""    # looks at the new line only
-        line = high + line
-        yield line[:len(line) - len(held)].encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        high = held
-    if high:
-        yield high.encode("utf-16", "surrogatepass").decode("utf-16", "replace")""",
+        _fixed(
+            (
+                ("        line = high + line\n", "len(line) - len(high)]"),
+                '        held = line[-1:] if "\\ud800" <= line[-1:] <= "\\udbff" else ""    # looks at the new line only\n'
+                "        line = high + line\n"
+                "        yield line[:len(line) - len(held)]",
+            ),
+            ('"replace")\n    if high:', '"replace")\n        high = held\n    if high:'),
+        ),
         "test_fixed_lines_hidden",
         "даже если следующая строка пустая",
     ),
@@ -1148,7 +1012,7 @@ def fixed_lines(lines):
         "nb08_quiz_first_listed_wins",
         NB08,
         "quiz_answers",
-        'ANSWER_1 = [300, 300, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
+        _quiz(("ANSWER_1 = [301, 300]", "ANSWER_1 = [300, 300, 300]")),
         "test_quiz_1",
         "ANSWER_1 неверен",
     ),
@@ -1156,7 +1020,7 @@ def fixed_lines(lines):
         "nb08_quiz_answer_as_text",
         NB08,
         "quiz_answers",
-        'ANSWER_1 = "[301, 300]"\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
+        _quiz(("ANSWER_1 = [301, 300]", 'ANSWER_1 = "[301, 300]"')),
         "test_quiz_1",
         "списком целых чисел",
     ),
@@ -1164,7 +1028,7 @@ def fixed_lines(lines):
         "nb08_quiz_holds_one_chunk",
         NB08,
         "quiz_answers",
-        'ANSWER_1 = [301, 300]\nANSWER_2 = 15\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 556',
+        _quiz(("ANSWER_2 = 11", "ANSWER_2 = 15")),
         "test_quiz_2",
         "ANSWER_2 неверен",
     ),
@@ -1172,7 +1036,7 @@ def fixed_lines(lines):
         "nb08_quiz_pair_across_space",
         NB08,
         "quiz_answers",
-        'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\U0001F642"\nANSWER_4 = 556',
+        _quiz(('ANSWER_3 = "\\ufffd \\ufffd"', 'ANSWER_3 = "\\U0001F642"')),
         "test_quiz_3",
         "ANSWER_3 неверен",
     ),
@@ -1180,7 +1044,7 @@ def fixed_lines(lines):
         "nb08_quiz_lines_without_bytes",
         NB08,
         "quiz_answers",
-        'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 300',
+        _quiz(("ANSWER_4 = 556", "ANSWER_4 = 300")),
         "test_quiz_4",
         "ANSWER_4 неверен",
     ),
@@ -1188,7 +1052,7 @@ def fixed_lines(lines):
         "nb08_quiz_lines_with_specials",
         NB08,
         "quiz_answers",
-        'ANSWER_1 = [301, 300]\nANSWER_2 = 11\nANSWER_3 = "\\ufffd \\ufffd"\nANSWER_4 = 559',
+        _quiz(("ANSWER_4 = 556", "ANSWER_4 = 559")),
         "test_quiz_4",
         "спецтокенов в файле нет",
     ),
@@ -1196,16 +1060,14 @@ def fixed_lines(lines):
         "nb08_train_split_loop",
         NB08,
         "train",
-        """
-def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    parts = [text]
-    for token in sorted(special_tokens, key=len, reverse=True):     # one special at a time, str.split
-        parts = [piece for part in parts for piece in part.split(token)]
-    counts = {}
-    for part in parts:
-        for chunk in pretokenize(part, pattern):
-            counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)""",
+        edit(
+            TRAIN,
+            (
+                "    if special_tokens:\n        " + _TRAIN_SPLIT,
+                "    for token in sorted(special_tokens, key=len, reverse=True):     # one special at a time, str.split\n"
+                "        parts = [piece for part in parts for piece in part.split(token)]",
+            ),
+        ),
         "test_train_hidden",  # the longer special wins even where it starts to the right
         "начинается левее",
     ),
@@ -1440,7 +1302,7 @@ def encode_iterable(lines, merges, pattern=GPT2_PATTERN, special_tokens=None, al
         "encode_iterable",
         _stream(
             ("    cache = {}\n", ""),
-            ("encode_chunk(chunk, merges, cache)", "encode_chunked(chunk, merges, pattern)", 2),
+            *_settled_calls("encode_chunked(chunk, merges, pattern)"),
         ),
     ),
     Alternative(
@@ -1487,17 +1349,14 @@ def load_tiktoken(text):
         "nb08_train_reverse_lexicographic",
         NB08,
         "train",
-        """
-def train(text, vocab_size, pattern=GPT2_PATTERN, special_tokens=()):
-    parts = [text]
-    if special_tokens:
-        # two specials matching at one place are prefix and extension: reverse order puts the longer first
-        parts = regex.split("|".join(map(regex.escape, sorted(special_tokens, reverse=True))), text)
-    counts = {}
-    for part in parts:
-        for chunk in pretokenize(part, pattern):
-            counts[chunk] = counts.get(chunk, 0) + 1
-    return train_from_counts(counts, vocab_size)""",
+        edit(
+            TRAIN,
+            (
+                _TRAIN_SPLIT,
+                "# two specials matching at one place are prefix and extension: reverse order puts the longer first\n"
+                '        parts = regex.split("|".join(map(regex.escape, sorted(special_tokens, reverse=True))), text)',
+            ),
+        ),
     ),
     Alternative(
         "nb08_load_set_of_lines",
@@ -1512,14 +1371,12 @@ def load_tiktoken(text):
         "nb08_load_reversed",
         NB08,
         "load_tiktoken",
-        """
-def load_tiktoken(text):
-    ranks = {}
-    for line in reversed(text.splitlines()):                  # the same mapping, built from the end
-        if line.strip():
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks""",
+        _load(
+            (
+                "for line in text.splitlines():",
+                "for line in reversed(text.splitlines()):                  # the same mapping, built from the end",
+            )
+        ),
     ),
     Alternative(
         "nb08_stream_lru_cache",
@@ -1531,7 +1388,7 @@ def load_tiktoken(text):
                 "    cache = {}\n",
                 "    ids_of = lru_cache(maxsize=4096)(lambda chunk: tuple(encode_chunk(chunk, merges)))\n",
             ),
-            ("encode_chunk(chunk, merges, cache)", "ids_of(chunk)", 2),
+            *_settled_calls("ids_of(chunk)"),
         ),
     ),
     Alternative(
