@@ -1,5 +1,7 @@
 """Mistakes and alternative solutions for notebook 09_bpe_in_the_wild."""
 
+import functools
+
 from . import Alternative, Mistake, edited
 
 NB09 = "09_bpe_in_the_wild"
@@ -12,16 +14,16 @@ _OTHERS = """    others = [b for b in range(256) if b not in byte_of.values()]
 """
 
 
-def _load(*edits):
-    return edited(NB09, "load_hf_vocab", *edits)
+# the reference answer of a cell with edits (old, new) made, each standing once (see `edited`)
+_load = functools.partial(edited, NB09, "load_hf_vocab")
+_diff = functools.partial(edited, NB09, "vocab_diff")
+_prefix = functools.partial(edited, NB09, "shared_prefix")
+_sequence = functools.partial(edited, NB09, "pretokenize_sequence")
 
-
-def _prefix(*edits):
-    return edited(NB09, "shared_prefix", *edits)
-
-
-def _sequence(*edits):
-    return edited(NB09, "pretokenize_sequence", *edits)
+# pretokenize_sequence: the solution's loop over the pieces for one pattern, from its first line to its last
+_LOOP = ("        parts = []\n", "        pieces = parts")
+_NONE_IF_EMPTY = "pieces = [text] if text else []"
+_SPLIT = 'pieces = [part for piece in pieces for part in regex.split(f"({pattern})", piece)]'
 
 
 MISTAKES = [
@@ -129,9 +131,12 @@ def vocab_diff(base, other):
         "nb09_diff_counts",
         NB09,
         "vocab_diff",
-        """
-def vocab_diff(base, other):
-    return len(set(base) - set(other)), len(set(other) - set(base))            # counts instead of the sets""",
+        _diff(
+            (
+                "return set(base) - set(other), set(other) - set(base)",
+                "return len(set(base) - set(other)), len(set(other) - set(base))  # counts instead of the sets",
+            )
+        ),
         "test_vocab_diff",
         "множества (set) байтов токенов",
     ),
@@ -139,9 +144,12 @@ def vocab_diff(base, other):
         "nb09_diff_swapped",
         NB09,
         "vocab_diff",
-        """
-def vocab_diff(base, other):
-    return set(other) - set(base), set(base) - set(other)                      # the other way round""",
+        _diff(
+            (
+                "return set(base) - set(other), set(other) - set(base)",
+                "return set(other) - set(base), set(base) - set(other)  # the other way round",
+            )
+        ),
         "test_vocab_diff",
         "первое — что есть только в base",
     ),
@@ -173,14 +181,15 @@ def shared_prefix(a, b):
         "nb09_prefix_last_id",
         NB09,
         "shared_prefix",
-        """
-def shared_prefix(a, b):
-    token_a = {i: t for t, i in a.items()}
-    token_b = {i: t for t, i in b.items()}
-    n = 0
-    while n + 1 in token_a and n + 1 in token_b and token_a[n + 1] == token_b[n + 1]:
-        n += 1
-    return n                                                                     # the last id, not how many""",
+        _prefix(
+            ("{token_id: token for token, token_id in a.items()}", "{i: t for t, i in a.items()}"),
+            ("{token_id: token for token, token_id in b.items()}", "{i: t for t, i in b.items()}"),
+            (
+                "while n in token_a and n in token_b and token_a[n] == token_b[n]:",
+                "while n + 1 in token_a and n + 1 in token_b and token_a[n + 1] == token_b[n + 1]:",
+            ),
+            ("    return n", "    return n  # the last id, not how many"),
+        ),
         "test_shared_prefix",
         "ответ — их количество",
     ),
@@ -219,12 +228,12 @@ def shared_prefix(a, b):
         "nb09_sequence_findall",
         NB09,
         "pretokenize_sequence",
-        """
-def pretokenize_sequence(text, patterns):
-    pieces = [text] if text else []
-    for pattern in patterns:
-        pieces = [part for piece in pieces for part in regex.findall(pattern, piece)]   # the gaps are lost
-    return pieces""",
+        _sequence(
+            (
+                _LOOP,
+                "        pieces = [part for piece in pieces for part in regex.findall(pattern, piece)]   # the gaps are lost",
+            )
+        ),
         "test_pretokenize_sequence",
         "куски между совпадениями тоже остаются",
     ),
@@ -232,19 +241,19 @@ def pretokenize_sequence(text, patterns):
         "nb09_sequence_joined",
         NB09,
         "pretokenize_sequence",
-        """
-def pretokenize_sequence(text, patterns):
-    pieces = [text] if text else []
-    for pattern in patterns:
-        joined, pieces, start = "".join(pieces), [], 0                          # earlier borders are forgotten
-        for match in regex.finditer(pattern, joined):
-            if match.start() > start:
-                pieces.append(joined[start:match.start()])
-            pieces.append(match.group())
-            start = match.end()
-        if start < len(joined):
-            pieces.append(joined[start:])
-    return pieces""",
+        _sequence(
+            (
+                _LOOP,
+                '        joined, pieces, start = "".join(pieces), [], 0                          # earlier borders are forgotten\n'
+                "        for match in regex.finditer(pattern, joined):\n"
+                "            if match.start() > start:\n"
+                "                pieces.append(joined[start:match.start()])\n"
+                "            pieces.append(match.group())\n"
+                "            start = match.end()\n"
+                "        if start < len(joined):\n"
+                "            pieces.append(joined[start:])",
+            )
+        ),
         "test_pretokenize_sequence",
         "границы, проведённые раньше, не исчезают",
     ),
@@ -252,12 +261,10 @@ def pretokenize_sequence(text, patterns):
         "nb09_sequence_split_keeps_empty",
         NB09,
         "pretokenize_sequence",
-        """
-def pretokenize_sequence(text, patterns):
-    pieces = [text]
-    for pattern in patterns:
-        pieces = [part for piece in pieces for part in regex.split(f"({pattern})", piece)]   # '' between matches
-    return pieces""",
+        _sequence(
+            (_NONE_IF_EMPTY, "pieces = [text]"),
+            (_LOOP, "        " + _SPLIT + "   # '' between matches"),
+        ),
         "test_pretokenize_sequence",
         "пустые строки — нет",
     ),
@@ -299,7 +306,7 @@ def pretokenize_sequence(text, patterns):
         "nb09_sequence_empty_text_one_piece",
         NB09,
         "pretokenize_sequence",
-        _sequence(("pieces = [text] if text else []", "pieces = [text]")),
+        _sequence((_NONE_IF_EMPTY, "pieces = [text]")),
         "test_pretokenize_sequence",
         "пустой список, а не ['']",
     ),
@@ -366,11 +373,10 @@ def shared_prefix(a, b):
         "nb09_sequence_split_filtered",
         NB09,
         "pretokenize_sequence",
-        """
-def pretokenize_sequence(text, patterns):
-    pieces = [text]
-    for pattern in patterns:
-        pieces = [part for piece in pieces for part in regex.split(f"({pattern})", piece) if part]
-    return [piece for piece in pieces if piece]""",
+        _sequence(
+            (_NONE_IF_EMPTY, "pieces = [text]"),
+            (_LOOP, "        " + _SPLIT[:-1] + " if part]"),
+            ("    return pieces", "    return [piece for piece in pieces if piece]"),
+        ),
     ),
 ]
