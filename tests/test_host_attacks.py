@@ -6,6 +6,7 @@ import json
 
 import nbformat
 import pytest
+from flood_answers import flooding
 from local_session import remote_of
 
 from autograder.classroom.gradebook import review_notebook
@@ -443,19 +444,7 @@ def test_a_notebook_flooding_every_cell_with_output_is_kept_for_formgrader_cut_a
     assert sorted(p.name for p in files[0].parent.iterdir()) == ["01_hand_example.ipynb", "timestamp.txt"]
 
 
-FLOOD_EVERY_ANSWER = """
-import os, sys
-_host, _protocol = sys.modules["_bpe_" + "host"], sys.modules["_bpe_" + "protocol"]
-_body = b'{"kind":"value","value":{"L":[' + b",".join([b'{"S":[]}'] * (4 * 2**20 // 9 - 10)) + b"]}}"
-_real = _host.Channel.send
-def _send(self, sequence, message):
-    if not isinstance(message, _protocol.Message):
-        return _real(self, sequence, message)
-    view = memoryview(_host.FRAME.pack(sequence, len(_body)) + _body)
-    while view:
-        view = view[os.write(self.fd, view):]
-_host.Channel.send = _send
-"""
+FLOOD_EVERY_ANSWER = flooding(KernelSession.class_traits()["max_answer_chars"].default_value)  # frames at the cap
 
 
 def test_a_notebook_whose_kernel_floods_every_answer_is_graded_keeping_its_honest_tests(tmp_path):
