@@ -31,6 +31,7 @@ import argparse
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -191,6 +192,7 @@ def main() -> None:
     notebooks = course_notebooks()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     global children_cpu
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # the cgroup is removed on the way out
     own = OwnCgroup.make()
     if own is not None:
         children_cpu = own.cpu
