@@ -13,6 +13,7 @@ import math
 import signal
 import threading
 import time
+import types
 from contextlib import contextmanager
 
 
@@ -260,6 +261,75 @@ def timeline(fn, items, *args) -> list:
     if error is not None:
         raise error
     return pieces
+
+
+_computed: dict = {}  # a function's content and its arguments → its answer: see computed_once
+COMPUTED_ONCE_LIMIT = 64
+
+
+def _names_read(code) -> set:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names_read(const)
+    return names
+
+
+class _Identity:
+    """A value known only by its identity, for computed_once's key: it keeps the value alive while the key
+    is kept, so no later object can come to have its id."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __hash__(self):
+        return id(self.value)
+
+    def __eq__(self, other):
+        return isinstance(other, _Identity) and other.value is self.value
+
+
+def _content(value, depth: int = 0):
+    """What a value is, for computed_once's key: a function by its code, defaults and (recursively) every
+    global it reads, a module by its name, a hashable plain value as itself; anything else — a student's
+    function, an object of its own — by its id, which no later notebook shares."""
+    if isinstance(value, types.ModuleType):
+        return ("module", value.__name__)
+    if isinstance(value, types.FunctionType) and depth < 8 and not hasattr(value, "remote_helper"):
+        namespace = value.__globals__
+        reads = tuple(
+            (name, _content(namespace[name], depth + 1))
+            for name in sorted(_names_read(value.__code__))
+            if name in namespace and namespace[name] is not value
+        )
+        return ("function", value.__code__, _content(value.__defaults__, depth + 1), reads)
+    if isinstance(value, (tuple, frozenset)):
+        return (type(value).__name__, tuple(_content(v, depth + 1) for v in value))
+    if type(value) in (str, bytes, int, float, bool, type(None)):
+        return value
+    if isinstance(value, type) and value.__module__ == "builtins":
+        return ("builtin", value.__name__)
+    if isinstance(value, types.BuiltinFunctionType):
+        return ("builtin", getattr(value, "__module__", None), value.__qualname__)
+    return _Identity(value)
+
+
+def computed_once(fn, *args):
+    """fn(*args), computed once per process and then given again (a deep copy each time, so a test that
+    changes it changes nothing for the next): for a test's expected value that depends on the course
+    alone — the course's own function on the course's data. A class's worker grades notebook after
+    notebook, and every one of them asks the same. The key is what fn is (its code, defaults and every
+    global it reads, recursively: see _content) and the arguments: anything it reads that is not plain
+    data — a student's function in the kernel, an object — keys by its identity, so nothing of one
+    notebook is ever reused for another."""
+    key = (_content(fn), _content(args))
+    if key not in _computed:
+        if len(_computed) >= COMPUTED_ONCE_LIMIT:
+            _computed.clear()
+        _computed[key] = fn(*args)
+    return copy.deepcopy(_computed[key])
 
 
 _process_time = time.process_time  # taken when the checks are imported, before a notebook's own code

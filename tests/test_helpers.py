@@ -53,3 +53,63 @@ def test_check_equal_names_the_first_difference_of_long_tables():
 
 def test_check_equal_shows_numbers_at_full_precision():
     assert "1.0852123456789" in message(1.0852123456789, 1.0852)
+
+
+COURSE_CELL = """
+PATTERN = "ab"
+
+def pieces(text):
+    return [text[i:i + 2] for i in range(0, len(text), 2)]
+
+def table(text, size):
+    CALLS.append(text)
+    return {piece: PATTERN for piece in pieces(text)[:size]}
+"""
+
+
+def course_namespace(calls: list, **bound) -> dict:
+    """The namespace a given cell runs in while grading one notebook (a fresh one per notebook)."""
+    namespace = {"CALLS": calls}
+    exec(COURSE_CELL, namespace)
+    namespace.update(bound)
+    return namespace
+
+
+def test_computed_once_gives_the_course_s_value_again_to_the_next_notebook_as_a_copy():
+    from bpe_course.checks import computed_once
+
+    calls = []
+    first, second = course_namespace(calls), course_namespace(calls)  # two notebooks graded by one worker
+    value = computed_once(first["table"], "abcdef", 2)
+    value["ab"] = "changed by a test"
+    assert computed_once(second["table"], "abcdef", 2) == {"ab": "ab", "cd": "ab"}
+    assert calls == ["abcdef"]
+    computed_once(second["table"], "abcdef", 3)  # other arguments: computed again
+    assert len(calls) == 2
+
+
+def test_computed_once_never_reuses_a_value_that_read_something_of_another_notebook():
+    """The attacks: whatever the function reads that could differ between notebooks — a global bound from
+    the student's kernel, a helper that is the student's own function, an object whose id a freed one had —
+    makes the key differ, so the value is computed again."""
+    from bpe_course.checks import computed_once
+
+    calls = []
+    computed_once(course_namespace(calls)["table"], "abcd", 2)
+    changed = course_namespace(calls)
+    changed["PATTERN"] = "student's"  # a name the cell reads, bound to another value
+    assert computed_once(changed["table"], "abcd", 2) == {"ab": "student's", "cd": "student's"}
+    assert len(calls) == 2
+
+    class StudentFunction:  # what the grader binds for a student's function: a stand-in, not course code
+        def __init__(self, answer):
+            self.answer = answer
+
+        def __call__(self, text):
+            return self.answer
+
+    for answer in (["xx"], ["yy"]):  # a new stand-in each time, possibly at a freed one's address
+        notebook = course_namespace(calls, pieces=StudentFunction(answer))
+        exec("def table(text, size):\n    CALLS.append(text)\n    return pieces(text)\n", notebook)
+        assert computed_once(notebook["table"], "abcd", 2) == answer
+    assert len(calls) == 4

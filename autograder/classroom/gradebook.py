@@ -18,8 +18,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.utils import parse_utc
 
 from ..notebook.results import BROKEN, GRADED, Result, safe_strings
 
@@ -134,6 +132,8 @@ def keep_assignments(course_root: Path, wanted: list[str], generate) -> None:
     being graded (`wanted`) and those this work folder already graded, take out the rest (the
     prepared course holds every notebook of the course), and put back with `generate(names)` a
     wanted one that an earlier run with other notebooks took out."""
+    from nbgrader.api import Gradebook  # here: nbgrader takes a second to import, `check` never needs it
+
     with Gradebook(f"sqlite:///{Path(course_root) / 'gradebook.db'}") as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         present = {a.name: len(a.submissions) for a in gb.assignments}
@@ -168,6 +168,9 @@ def record(
         text += "" if text.endswith("\n") else "\n"  # as nbformat.write ends a file
         write_once(root, student, assignment, text, timestamp.isoformat(" "))
     first, last = split_name(name)
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.utils import parse_utc
+
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # nbgrader's own SQLAlchemy warnings while adding a submission
         gb.update_or_create_student(student, **({"first_name": first, "last_name": last} if name else {}))

@@ -13,9 +13,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nbgrader.plugins import FileNameCollectorPlugin
-from traitlets import Enum
-
 from ..notebook.sanitize import MAX_NOTEBOOK_BYTES
 
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")  # never "", ".", ".." or a path
@@ -63,24 +60,46 @@ def which_lms(filenames: list[str]) -> str:
     return max(LMS_PATTERNS, key=lambda name: counts[name]) if counts else "folders"
 
 
-class LmsCollector(FileNameCollectorPlugin):
-    """Reads student id and file name from Moodle or Canvas export names, or from `named_regexp`
-    (a regex with the groups student_id and file_id), e.g.
-    `nbgrader zip_collect --ZipCollectApp.collector_plugin=autograder.platforms.submissions.LmsCollector`."""
+def _lms_collector() -> type:
+    """LmsCollector, made on first use: importing nbgrader costs about a second, which `check` and the
+    grading workers, who never read an LMS zip, need not pay."""
+    global _collector
+    if _collector is None:
+        from nbgrader.plugins import FileNameCollectorPlugin
+        from traitlets import Enum
 
-    lms = Enum(["auto", *LMS_PATTERNS], "auto", help="which platform's naming to read").tag(config=True)
+        class LmsCollector(FileNameCollectorPlugin):
+            """Reads student id and file name from Moodle or Canvas export names, or from `named_regexp`
+            (a regex with the groups student_id and file_id), e.g.
+            `nbgrader zip_collect --ZipCollectApp.collector_plugin=autograder.platforms.submissions.LmsCollector`."""
 
-    def _match(self, filename: str):
-        if self.named_regexp:
-            return super()._match(filename)
-        if filename.startswith("/"):  # zip_collect passes …/extracted/<archive name>/<the zip's own path>
-            filename = filename.partition("/extracted/")[2].partition("/")[2]
-        names = list(LMS_PATTERNS) if self.lms == "auto" else [self.lms]
-        for name in names:
-            match = re.match(LMS_PATTERNS[name], filename)
-            if match:
-                return match.groupdict()
-        return None
+            lms = Enum(["auto", *LMS_PATTERNS], "auto", help="which platform's naming to read").tag(config=True)
+
+            def _match(self, filename: str):
+                if self.named_regexp:
+                    return super()._match(filename)
+                if filename.startswith("/"):  # zip_collect passes …/extracted/<archive name>/<the zip's own path>
+                    filename = filename.partition("/extracted/")[2].partition("/")[2]
+                names = list(LMS_PATTERNS) if self.lms == "auto" else [self.lms]
+                for name in names:
+                    match = re.match(LMS_PATTERNS[name], filename)
+                    if match:
+                        return match.groupdict()
+                return None
+
+        LmsCollector.__module__ = __name__
+        _collector = LmsCollector
+    return _collector
+
+
+_collector = None
+
+
+def __getattr__(name: str):
+    """`autograder.platforms.submissions.LmsCollector`, an nbgrader zip_collect plugin (made on first use)."""
+    if name == "LmsCollector":
+        return _lms_collector()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -190,7 +209,7 @@ def import_zip(
         if lms == "auto" and not pattern:
             notebooks_in_zip = [e.filename for e in entries if e.filename.endswith(".ipynb")]
             lms = which_lms(notebooks_in_zip or [e.filename for e in entries])
-        collector = LmsCollector(named_regexp=pattern, lms=lms)
+        collector = _lms_collector()(named_regexp=pattern, lms=lms)
         for entry in folders if lms == "moodle" else []:  # an empty student folder still names a student
             info = collector._match(entry.filename)
             if info and usable_id(info["student_id"]):
