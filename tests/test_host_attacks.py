@@ -424,16 +424,20 @@ def test_a_notebook_flooding_every_cell_with_output_is_kept_for_formgrader_cut_a
     import os
     from pathlib import Path
 
-    from autograder.classroom.gradebook import MAX_NOTEBOOK_OUTPUT_CHARS, write_once
+    from autograder.classroom.gradebook import write_once
+    from autograder.notebook.pipeline import NotebookGrader
 
     nb = nbformat.v4.new_notebook()
     for _ in range(400):
         cell = nbformat.v4.new_code_cell("print('x' * 200_000)")
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * 200_000)]
         nb.cells.append(cell)
-    text = nbformat.writes(review_notebook(nb))
+    grader = NotebookGrader()
+    cap = grader.max_notebook_output_chars
+    text = nbformat.writes(review_notebook(grader.for_review(nb)))
     nbformat.validate(nbformat.reads(text, 4))
-    assert MAX_NOTEBOOK_OUTPUT_CHARS <= len(text) < MAX_NOTEBOOK_OUTPUT_CHARS + 200_000 and "обрезан" in text
+    assert cap <= len(text) < cap + 200_000 and "обрезан" in text
+    assert len(nbformat.writes(NotebookGrader(max_notebook_output_chars=300_000).for_review(nb))) < 600_000  # a setting
     for _ in range(2):  # a second run writes over the first
         write_once(tmp_path, "s1", "01_hand_example", text, "2026-12-03 10:00:00")
     folder = tmp_path / "{}" / "s1" / "01_hand_example"
