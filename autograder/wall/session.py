@@ -15,7 +15,6 @@ and agent in the test's own process, so the catalogue is proven in seconds.)
 
 import contextlib
 import dataclasses
-import json
 import os
 import resource
 import select
@@ -135,9 +134,11 @@ class KernelSession(LoggingConfigurable):
                 )
         finally:
             kernel_end.close()
-        modules = [[name, Path(path).read_text(encoding="utf-8")] for name, path in HOST_FILES]
+        install = protocol.Install(
+            modules=[[name, Path(path).read_text(encoding="utf-8")] for name, path in HOST_FILES]
+        )
         try:
-            self.send(0, json.dumps(modules, ensure_ascii=False).encode("utf-8"), self.startup_timeout)
+            self.send(0, protocol.dumps(install), self.startup_timeout)
             ready = self.answer(0, time.monotonic() + self.startup_timeout, "запуск")
         except (KernelDied, KernelStuck) as e:
             said = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
