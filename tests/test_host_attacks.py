@@ -10,6 +10,7 @@ from flood_answers import flooding
 from local_session import remote_of
 
 from autograder.classroom.gradebook import review_notebook
+from autograder.wall import protocol
 from autograder.wall.cell_outputs import LimitedOutputs
 from autograder.wall.sandbox import Sandbox
 from autograder.wall.session import KernelSession, may_raise_limits
@@ -108,7 +109,7 @@ def test_without_cgroups_or_cap_sys_resource_speed_is_never_claimed(monkeypatch)
 
 # -- output frames that parse but are no valid notebook output ---------------------------------------
 def kept(output: dict) -> nbformat.NotebookNode:
-    """A notebook holding what the grader keeps of one output frame."""
+    """A notebook holding what the grader keeps of one output frame (a message of protocol.OUTPUTS, on the wire)."""
     outputs = LimitedOutputs(200_000)
     outputs.add_frame(json.dumps(output).encode("utf-8", "surrogatepass"))
     nb = nbformat.v4.new_notebook()
@@ -120,7 +121,7 @@ def kept(output: dict) -> nbformat.NotebookNode:
 @pytest.mark.parametrize("count", [-5, 2**80, 1.5, "7", True])
 def test_an_odd_execution_count_never_makes_the_graded_notebook_invalid(count):
     # a negative one passed once: nbformat wrote the notebook anyway, invalid (execution_count has a minimum of 0)
-    nb = kept({"output_type": "execute_result", "data": {"text/plain": "x"}, "metadata": {}, "execution_count": count})
+    nb = kept({"kind": "result", "data": {"text/plain": "x"}, "metadata": {}, "execution_count": count})
     nbformat.validate(nb)
     nbformat.validate(nbformat.reads(nbformat.writes(review_notebook(nb)), 4))
 
@@ -131,10 +132,10 @@ DEEP = json.loads("[" * 900 + "]" * 900)  # within json's own nesting limit, and
 @pytest.mark.parametrize(
     "output",
     [
-        {"output_type": "display_data", "data": {"text/plain": "x"}, "metadata": {"a": DEEP}},
-        {"output_type": "display_data", "data": {"text/plain": "x", "application/json": {"a": DEEP}}, "metadata": {}},
+        {"kind": "display", "data": {"text/plain": "x"}, "metadata": {"a": DEEP}},
+        {"kind": "display", "data": {"text/plain": "x", "application/json": {"a": DEEP}}, "metadata": {}},
         {
-            "output_type": "execute_result",
+            "kind": "result",
             "data": {"text/plain": "x", "application/vnd.x+json": DEEP},
             "metadata": {},
             "execution_count": 1,
@@ -163,7 +164,7 @@ def test_a_flood_of_empty_outputs_of_alternating_streams_is_cut_like_any_flood()
     # sandbox writing such frames to its socket for a cell's whole time filled the grader's memory
     outputs = LimitedOutputs(50_000)
     frames = [
-        json.dumps({"output_type": "stream", "name": name, "text": text}).encode()
+        protocol.dumps(protocol.StreamText(name=name, text=text))
         for name, text in (("stdout", ""), ("stderr", ""), ("stdout", "a"), ("stderr", "b"))
     ]
     for _ in range(50_000):
@@ -175,19 +176,19 @@ def test_a_flood_of_empty_outputs_of_alternating_streams_is_cut_like_any_flood()
 def test_honest_streams_in_turn_keep_their_text():
     outputs = LimitedOutputs(200_000)
     for i in range(500):
-        outputs.add({"output_type": "stream", "name": "stdout", "text": f"шаг {i}\n"})
-        outputs.add({"output_type": "stream", "name": "stderr", "text": f"предупреждение {i}\n"})
+        outputs.add(protocol.StreamText(name="stdout", text=f"шаг {i}\n"))
+        outputs.add(protocol.StreamText(name="stderr", text=f"предупреждение {i}\n"))
     assert len(outputs.outputs) == 1000 and not outputs.cut and outputs.outputs[-1].text == "предупреждение 499\n"
 
 
 @pytest.mark.parametrize(
     "template",
     [
-        '{"output_type":"error","ename":"E","evalue":"v","traceback":[%s]}',
-        '{"output_type":"error","ename":%s,"evalue":"v"}',
-        '{"output_type":"display_data","data":{"text/plain":"x"},"metadata":{"a":%s}}',
-        '{"output_type":"display_data","data":{"application/json":%s},"metadata":{}}',
-        '{"output_type":"stream","name":"stdout","text":%s}',
+        '{"kind":"error","type":"E","message":"v","traceback":[%s]}',
+        '{"kind":"error","type":%s,"message":"v"}',
+        '{"kind":"display","data":{"text/plain":"x"},"metadata":{"a":%s}}',
+        '{"kind":"display","data":{"application/json":%s},"metadata":{}}',
+        '{"kind":"text","name":"stdout","text":%s}',
     ],
     ids=["traceback", "ename", "metadata", "json", "stream"],
 )
@@ -257,14 +258,14 @@ def test_answers_nested_as_deep_as_json_parses_fail_the_check_and_raise_nothing_
 @pytest.mark.parametrize("data", [{"text/json": {"a": 1}}, {"x/y+json": [1, 2]}, {"text/plain": "x", "a/json": [None]}])
 def test_json_data_under_a_mime_type_nbformat_does_not_take_as_json_is_left_out(data):
     # nbformat takes any JSON only under application/json and application/…+json; elsewhere text
-    nbformat.validate(kept({"output_type": "display_data", "data": data, "metadata": {}}))
+    nbformat.validate(kept({"kind": "display", "data": data, "metadata": {}}))
 
 
 POUR = """
 import json, os, struct, time
 frames = b""
 for name in ("stdout", "stderr") * 500:
-    data = json.dumps({"output_type": "stream", "name": name, "text": ""}).encode()
+    data = json.dumps({"kind": "text", "name": name, "text": ""}).encode()
     frames += struct.pack(">II", SEQ | 2**31, len(data)) + data
 end, sent = time.monotonic() + 2, 0
 while time.monotonic() < end:
@@ -425,16 +426,20 @@ def test_a_notebook_flooding_every_cell_with_output_is_kept_for_formgrader_cut_a
     import os
     from pathlib import Path
 
-    from autograder.classroom.gradebook import MAX_NOTEBOOK_OUTPUT_CHARS, write_once
+    from autograder.classroom.gradebook import write_once
+    from autograder.notebook.pipeline import NotebookGrader
 
     nb = nbformat.v4.new_notebook()
     for _ in range(400):
         cell = nbformat.v4.new_code_cell("print('x' * 200_000)")
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * 200_000)]
         nb.cells.append(cell)
-    text = nbformat.writes(review_notebook(nb))
+    grader = NotebookGrader()
+    cap = grader.max_notebook_output_chars
+    text = nbformat.writes(review_notebook(grader.for_review(nb)))
     nbformat.validate(nbformat.reads(text, 4))
-    assert MAX_NOTEBOOK_OUTPUT_CHARS <= len(text) < MAX_NOTEBOOK_OUTPUT_CHARS + 200_000 and "обрезан" in text
+    assert cap <= len(text) < cap + 200_000 and "обрезан" in text
+    assert len(nbformat.writes(NotebookGrader(max_notebook_output_chars=300_000).for_review(nb))) < 600_000  # a setting
     for _ in range(2):  # a second run writes over the first
         write_once(tmp_path, "s1", "01_hand_example", text, "2026-12-03 10:00:00")
     folder = tmp_path / "{}" / "s1" / "01_hand_example"

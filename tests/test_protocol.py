@@ -210,3 +210,162 @@ def test_adding_an_operation_is_one_request_class():
     for kind in protocol.REQUESTS:
         if kind != "run_cell":  # the host runs cells
             assert callable(getattr(agent.Agent, "op_" + kind, None)), kind
+
+
+# -- every frame is a message: a cell's outputs and the grader's first frame too (issue 29 item 9) -----
+OUTPUTS = [
+    protocol.StreamText(name="stdout", text="шаг 1 \ud800\n"),
+    protocol.StreamText(name="stderr", text=""),
+    protocol.DisplayData(data={"text/plain": "x", "image/png": "iVBORw0KGgo="}, metadata={"isolated": True}),
+    protocol.DisplayData(data={"application/json": {"a": [1, None]}}),
+    protocol.ExecuteResult(data={"text/plain": "42"}, execution_count=3),
+    protocol.ExecuteResult(data={"text/plain": "42"}),
+    protocol.Error(type="ValueError", message="m", traceback=["\x1b[31mValueError\x1b[0m: m"]),
+    protocol.ClearOutput(),
+    protocol.OutputCut(),
+]
+
+
+@pytest.mark.parametrize("message", OUTPUTS, ids=lambda m: m.kind)
+def test_every_output_comes_back_as_itself_and_is_no_answer_where_an_answer_goes(message):
+    assert protocol.read_output(protocol.dumps(message)) == message
+    if not isinstance(message, protocol.Error):  # the one error shape is an answer too
+        assert isinstance(protocol.read(protocol.dumps(message)), protocol.Malformed)
+
+
+def test_the_graders_first_frame_is_a_message_the_bootstrap_reads_with_json_alone():
+    from autograder.wall import host
+
+    install = protocol.Install(modules=[["_bpe_x", "X = 1"]])
+    assert protocol.loads(protocol.dumps(install), protocol.SETUP) == install
+    assert json.loads(protocol.dumps(install))["modules"] == [["_bpe_x", "X = 1"]]
+    assert '"install"' in host.BOOTSTRAP and 'install["modules"]' in host.BOOTSTRAP
+
+
+MALFORMED_OUTPUTS = {
+    "the old shape of an output": b'{"output_type": "stream", "name": "stdout", "text": "x"}',
+    "an answer where an output goes": b'{"kind": "value", "value": 1}',
+    "a stream of another name": b'{"kind": "text", "name": "stdin", "text": "x"}',
+    "text that is not a string": b'{"kind": "text", "name": "stdout", "text": ["x"]}',
+    "data that is a list": b'{"kind": "display", "data": ["x"]}',
+    "metadata that is a list": b'{"kind": "display", "data": {}, "metadata": []}',
+    "a count that is a bool": b'{"kind": "result", "data": {}, "execution_count": true}',
+    "an error without a type": b'{"kind": "error", "message": "m", "traceback": []}',
+    "a traceback of lists": b'{"kind": "error", "type": "E", "message": "m", "traceback": [["x"]]}',
+    "nested as deep as JSON goes": (
+        '{"kind": "error", "type": "E", "message": "m", "traceback": ' + DEEP + "}"
+    ).encode(),
+}
+
+
+@pytest.mark.parametrize("data", MALFORMED_OUTPUTS.values(), ids=MALFORMED_OUTPUTS.keys())
+def test_an_output_frame_that_is_no_well_formed_output_is_left_out(data):
+    from autograder.wall.cell_outputs import LimitedOutputs
+
+    assert protocol.read_output(data) is None
+    outputs = LimitedOutputs(1000)
+    outputs.add_frame(data)
+    assert outputs.outputs == []
+
+
+def test_outputs_are_rebuilt_by_their_kind_as_nbformat_outputs():
+    import nbformat
+
+    from autograder.wall.cell_outputs import LimitedOutputs
+
+    outputs = LimitedOutputs(200_000)
+    for message in OUTPUTS[:-2]:
+        outputs.add_frame(protocol.dumps(message))
+    kinds = [o.output_type for o in outputs.outputs]
+    assert kinds == ["stream", "stream", "display_data", "display_data", "execute_result", "execute_result", "error"]
+    assert outputs.outputs[-1].ename == "ValueError" and outputs.outputs[-1].traceback == OUTPUTS[6].traceback
+    nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x", outputs=outputs.outputs)]))
+    outputs.add_frame(protocol.dumps(protocol.ClearOutput()))
+    assert outputs.outputs == []
+    outputs.add_frame(protocol.dumps(protocol.OutputCut()))
+    assert outputs.cut and "обрезан" in outputs.outputs[-1].text
+
+
+def test_every_message_kind_is_one_class_in_one_direction():
+    tables = {"REQUESTS": protocol.REQUESTS, "ANSWERS": protocol.ANSWERS, "REPLIES": protocol.REPLIES}
+    tables |= {"ARGUMENTS": protocol.ARGUMENTS, "OUTPUTS": protocol.OUTPUTS, "SETUP": protocol.SETUP}
+    for name, table in tables.items():
+        for kind, cls in table.items():
+            assert cls.kind == kind, (name, kind)
+    # a kind names one class wherever it crosses: the error output is the one error shape
+    by_kind: dict = {}
+    for table in tables.values():
+        for kind, cls in table.items():
+            assert by_kind.setdefault(kind, cls) is cls, kind
+
+
+def test_no_module_at_the_wall_parses_a_frame_but_the_protocol():
+    # answers are read by their kind, not by which keys are present: only protocol.py turns a payload into data
+    import ast
+    from pathlib import Path
+
+    from autograder.wall import protocol as module
+
+    wall = Path(module.__file__).parent  # the modules that send or read frames (wire decodes the values in them)
+    for path in [wall / f"{name}.py" for name in ("host", "agent", "session", "remote", "cell_outputs")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in ("loads", "load")
+                and getattr(node.value, "id", "") == "json"
+            ):
+                raise AssertionError(f"{path.name}:{node.lineno} parses JSON itself")
+            if isinstance(node, ast.Constant) and node.value in ("kind", "output_type"):
+                raise AssertionError(f"{path.name}:{node.lineno} reads a message by its keys ({node.value!r})")
+
+
+def test_every_frame_between_the_grader_and_a_real_sandbox_is_a_message_of_its_direction(monkeypatch):
+    from autograder.wall import session as session_module
+    from autograder.wall.sandbox import Sandbox, bwrap_works
+
+    if not bwrap_works():
+        pytest.skip("bubblewrap is not available (.ci/run installs it)")
+    sent, received = [], []
+    real_send, real_read = session_module.KernelSession.send, session_module.KernelSession.read_frame
+
+    def send(self, sequence, payload, timeout):
+        sent.append(payload)
+        return real_send(self, sequence, payload, timeout)
+
+    def read_frame(self, deadline, limit):
+        sequence, data = real_read(self, deadline, limit)
+        received.append((bool(sequence & session_module.OUTPUT), data))
+        return sequence, data
+
+    monkeypatch.setattr(session_module.KernelSession, "send", send)
+    monkeypatch.setattr(session_module.KernelSession, "read_frame", read_frame)
+    cell = (
+        "from IPython.display import display, clear_output, HTML\nimport sys\n"
+        "print('out'); print('err', file=sys.stderr); display(HTML('<b>x</b>')); clear_output()\n"
+        "display({'a': 1}, raw=True)\n"
+        "def g(lines):\n    for line in lines:\n        yield line\n"
+        "def f(x):\n    return [x, (x,), {x: b'x'}]\n"
+        "42"
+    )
+    from bpe_course import checks
+
+    with session_module.KernelSession(Sandbox()) as session:
+        run = session.run_cell(cell)
+        assert run.error is None and [o.output_type for o in run.outputs] == ["display_data", "execute_result"]
+        assert session.run_cell("raise KeyError('k')").error == ("KeyError", "'k'")
+        remote = remote_of(session)
+        bound = remote.bind({"f", "g"})
+        assert bound["f"](1) == [1, (1,), {1: b"x"}]
+        assert checks.stream_steps(bound["g"], ["a", "b"]) == ([(1, "a"), (2, "b")], 2, None)
+        remote.release()
+    first, *requests = sent
+    assert protocol.loads(first, protocol.SETUP).kind == "install"
+    for payload in requests:
+        message = protocol.loads(payload, {**protocol.REQUESTS, **protocol.REPLIES})
+        assert isinstance(message, protocol.Request | protocol.Line | protocol.NoMoreLines)
+    kinds = set()
+    for is_output, data in received:
+        message = protocol.read_output(data) if is_output else protocol.read(data)
+        assert message is not None and not isinstance(message, protocol.Malformed), data[:200]
+        kinds.add(message.kind)
+    assert {"text", "display", "clear", "result", "error", "cell_done", "names", "value", "yielded", "items"} <= kinds

@@ -120,13 +120,15 @@ def frame(seq, obj):
 big = "x" * 2**17                # 19 rounds stay under the 32 MiB a notebook may send
 for seq in range(1, 20):        # the running cell's sequence number is one of these
     out = seq | 2**31
-    frame(out, {"output_type": "error", "ename": "E", "evalue": big, "traceback": [big] * 3})
-    frame(out, {"output_type": "display_data", "data": {"text/html": big}, "metadata": {}})
-    frame(out, {"output_type": "stream", "name": "stdout", "text": big})
-    frame(out, {"output_type": "display_data", "data": {}, "metadata": []})
-    frame(out, {"output_type": "stream", "name": 7, "text": ["not an output"]})
+    frame(out, {"kind": "error", "type": "E", "message": big, "traceback": [big] * 3})
+    frame(out, {"kind": "display", "data": {"text/html": big}, "metadata": {}})
+    frame(out, {"kind": "text", "name": "stdout", "text": big})
+    frame(out, {"kind": "display", "data": {}, "metadata": []})             # mistyped: no output
+    frame(out, {"kind": "text", "name": 7, "text": ["not an output"]})      # mistyped: no output
+    frame(out, {"output_type": "stream", "name": "stdout", "text": big})    # the old shape: no message
+    frame(out, {"kind": "value", "value": big})                            # an answer where an output goes
     frame(out, b"[" * 100000)                                  # not JSON: too deep to parse
-    frame(seq + 1000, {"value": "an answer to nothing asked"})
+    frame(seq + 1000, {"kind": "value", "value": "an answer to nothing asked"})
 raise ValueError("the end")
 """
 
@@ -355,17 +357,18 @@ def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never()
 
 
 def test_every_kind_of_output_counts_against_a_cells_limit_and_printing_lines_does_not_reach_it():
+    from autograder.wall import protocol
     from autograder.wall.cell_outputs import LimitedOutputs
 
     flood = LimitedOutputs(50_000)
     for _ in range(100_000):  # empty outputs cost something too
-        flood.add({"output_type": "display_data", "data": {}, "metadata": {}})
+        flood.add(protocol.DisplayData(data={}))
     for _ in range(25):  # 25 tracebacks of 40 MB once wrote a 1 GB notebook
-        flood.add({"output_type": "error", "ename": "E", "evalue": "x" * 2**20, "traceback": ["y" * 2**20] * 40})
+        flood.add(protocol.Error(type="E", message="x" * 2**20, traceback=["y" * 2**20] * 40))
     assert sum(len(str(o)) for o in flood.outputs) < 60_000
     honest = LimitedOutputs(200_000)
     for i in range(5000):
-        honest.add({"output_type": "stream", "name": "stdout", "text": f"строка {i}\n"})
+        honest.add(protocol.StreamText(name="stdout", text=f"строка {i}\n"))
     assert len(honest.outputs) == 1 and honest.outputs[0].text.endswith("строка 4999\n")
 
 

@@ -4,7 +4,7 @@ One gradebook for the class: the prepared course directory's `gradebook.db`. Eac
 notebook is its own nbgrader assignment (of one notebook, same name). A graded notebook becomes a
 submission there with an automatic score per test cell — exactly what nbgrader's SaveAutoGrades
 records — and its executed notebook (test cells with the grader's verdicts, passive outputs only) is
-written once, with at most MAX_NOTEBOOK_OUTPUT_CHARS of outputs, where formgrader reads it,
+written once, with at most `NotebookGrader.max_notebook_output_chars` of outputs, where formgrader reads it,
 `autograded/<student>/<assignment>/<notebook>.ipynb`, and linked as the submission (`submitted/…`), where
 formgrader lists it. Only the grading process writes here, one notebook
 at a time, so parallel workers never contend for the database.
@@ -22,9 +22,6 @@ import nbformat
 from ..notebook.results import BROKEN, GRADED, Result, safe_strings
 
 SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")  # shown as text, or decoded as an image
-# The most output characters the notebook kept for formgrader holds in all (each cell keeps up to
-# KernelSession.max_output_chars): 400 cells printing 200,000 characters each made a 77 MB file
-MAX_NOTEBOOK_OUTPUT_CHARS = 2_000_000
 
 
 def split_name(name: str) -> tuple[str | None, str | None]:
@@ -49,45 +46,14 @@ def lesson_texts(release) -> frozenset[str]:
     return frozenset(cell.source for cell in release.cells if cell.cell_type != "code")
 
 
-def output_chars(output) -> int:
-    """How many characters one output holds (its text, traceback or data), as the per-cell limit counts them."""
-    if output.get("output_type") == "stream":
-        return len(output.get("text", ""))
-    if output.get("output_type") == "error":
-        return sum(len(str(line)) for line in output.get("traceback", [])) + len(str(output.get("evalue", "")))
-    return sum(len(v) if isinstance(v, str) else len(str(v)) for v in (output.get("data") or {}).values())
-
-
-def cut_outputs(cells, max_chars: int) -> None:
-    """Outputs past `max_chars` characters over the whole notebook are left out, with a note where they start."""
-    used, cut = 0, False
-    for cell in cells:
-        outputs = cell.get("outputs")
-        if not outputs:
-            continue
-        if cut:
-            cell.outputs = []
-            continue
-        for k, output in enumerate(outputs):
-            used += output_chars(output)
-            if used > max_chars:
-                note = f"… (вывод блокнота обрезан: в нём больше {max_chars} символов; дальше вывод ячеек убран)\n"
-                cell.outputs = [*outputs[:k], nbformat.v4.new_output("stream", name="stdout", text=note)]
-                cut = True
-                break
-
-
-def review_notebook(
-    notebook, lesson: frozenset[str] = frozenset(), max_output_chars: int = MAX_NOTEBOOK_OUTPUT_CHARS
-) -> nbformat.NotebookNode:
-    """The notebook as an instructor may open it: passive outputs only, at most `max_output_chars` of them in
-    all, every string writable, and Markdown sanitised (formgrader's template does not) unless it is the
-    course's own text (`lesson`), which keeps its `<details>` hints and code spans such as `<unk>` as the
-    lesson shows them."""
+def review_notebook(notebook, lesson: frozenset[str] = frozenset()) -> nbformat.NotebookNode:
+    """The notebook as an instructor may open it: passive outputs only, every string writable, and Markdown
+    sanitised (formgrader's template does not) unless it is the course's own text (`lesson`), which keeps its
+    `<details>` hints and code spans such as `<unk>` as the lesson shows them. (Its outputs were already cut
+    to `NotebookGrader.max_notebook_output_chars` in all where it was graded: `NotebookGrader.for_review`.)"""
     from nbconvert.filters import clean_html
 
     nb = nbformat.from_dict(safe_strings(notebook))
-    cut_outputs(nb.cells, max_output_chars)
     for cell in nb.cells:
         if cell.cell_type != "code" and cell.source not in lesson and re.search(r"<\s*[A-Za-z!/?]", cell.source):
             cell.source = clean_html(cell.source)

@@ -64,6 +64,13 @@ class NotebookGrader(LoggingConfigurable):
         "its last test.",
     ).tag(config=True)
 
+    max_notebook_output_chars = Integer(
+        2_000_000,
+        help="The most output characters the executed notebook kept for formgrader holds in all (each "
+        "cell keeps up to KernelSession.max_output_chars); the rest is cut with a note where it starts. "
+        "400 cells printing 200,000 characters each once made a 77 MB file.",
+    ).tag(config=True)
+
     def __init__(self, evaluator: Evaluator | None = None, **kwargs):
         super().__init__(**kwargs)
         self.evaluator = evaluator or Evaluator(parent=self)
@@ -86,6 +93,13 @@ class NotebookGrader(LoggingConfigurable):
             return failed(ERROR, f"grading failed: {type(e).__name__}: {e}"[:1000])
         graded.result.review = review + graded.result.review  # what the grader could not prove
         return graded
+
+    def for_review(self, notebook: NotebookNode | None) -> NotebookNode | None:
+        """The executed notebook as it is kept for the instructor (formgrader): its outputs cut at
+        `max_notebook_output_chars` in all (in place; the feedback page is made before, with caps of its own)."""
+        if notebook is not None:
+            cut_outputs(notebook.cells, self.max_notebook_output_chars)
+        return notebook
 
     def cells_to_run(self, course: CourseNotebook, cells: list) -> tuple[set, int, dict]:
         """(indexes of the code cells to run, the index of the last test, each code cell's analysis).
@@ -216,6 +230,34 @@ class NotebookGrader(LoggingConfigurable):
                 "again, the notebook itself is too slow)"
             )
         return result
+
+
+def output_chars(output) -> int:
+    """How many characters one output holds (its text, traceback or data), as the per-cell limit counts them."""
+    if output.get("output_type") == "stream":
+        return len(output.get("text", ""))
+    if output.get("output_type") == "error":
+        return sum(len(str(line)) for line in output.get("traceback", [])) + len(str(output.get("evalue", "")))
+    return sum(len(v) if isinstance(v, str) else len(str(v)) for v in (output.get("data") or {}).values())
+
+
+def cut_outputs(cells, max_chars: int) -> None:
+    """Outputs past `max_chars` characters over the whole notebook are left out, with a note where they start."""
+    used, cut = 0, False
+    for cell in cells:
+        outputs = cell.get("outputs")
+        if not outputs:
+            continue
+        if cut:
+            cell.outputs = []
+            continue
+        for k, output in enumerate(outputs):
+            used += output_chars(output)
+            if used > max_chars:
+                note = f"… (вывод блокнота обрезан: в нём больше {max_chars} символов; дальше вывод ячеек убран)\n"
+                cell.outputs = [*outputs[:k], NotebookNode(output_type="stream", name="stdout", text=note)]
+                cut = True
+                break
 
 
 @dataclass

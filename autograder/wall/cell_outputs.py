@@ -1,11 +1,14 @@
-"""A cell's outputs as the grader keeps them: rebuilt from what the sandbox sent, field by field,
-and cut at a size, whatever the sandbox claims (`KernelSession` feeds it the output frames of a
-cell; the sandbox's own `autograder.wall.host.CellOutputs` cuts too, but is not trusted to)."""
+"""A cell's outputs as the grader keeps them: rebuilt from what the sandbox sent, by each message's kind
+and field by field, and cut at a size, whatever the sandbox claims (`KernelSession` feeds it the output
+frames of a cell, each a message of `protocol.OUTPUTS`; the sandbox's own
+`autograder.wall.host.CellOutputs` cuts too, but is not trusted to)."""
 
 import json
 import re
 
 from nbformat import NotebookNode
+
+from . import protocol
 
 MIME_VALUE_CHARS = 2**24  # one value of a display output (an image is base64 text)
 MAX_NESTING = 32  # JSON data and metadata: deeper ones fail the recursion of whatever writes them
@@ -23,25 +26,26 @@ class LimitedOutputs:
         if self.size >= self.max_chars:
             self.mark_cut()  # already cut: a flood costs no more than reading it
             return
-        try:
-            output = json.loads(data.decode("utf-8", "surrogatepass"))
-        except (ValueError, RecursionError):
-            return
-        if isinstance(output, dict):
+        output = protocol.read_output(data)
+        if output is not None:
             self.add(output)
 
-    def add(self, output: dict) -> None:
-        kind = output.get("output_type")
-        if kind == "clear":
-            self.outputs, self.size, self.cut = [], 0, False
-            return
-        if self.size >= self.max_chars or kind == "cut":  # "cut": the sandbox left the rest out
+    def add(self, output: protocol.Output | protocol.Error) -> None:
+        match output:
+            case protocol.ClearOutput():
+                self.outputs, self.size, self.cut = [], 0, False
+                return
+            case protocol.OutputCut():  # the sandbox left the rest out
+                self.mark_cut()
+                return
+        if self.size >= self.max_chars:
             self.mark_cut()
             return
         out = checked_output(output, self.max_chars - self.size)
         if out is None:
             return
         left = self.max_chars - self.size
+        kind = out.output_type
         if kind == "stream":
             size = len(out.text)
         elif kind == "error":  # errors count too (25 tracebacks of 40 MB are a flood as well)
@@ -73,43 +77,45 @@ class LimitedOutputs:
             self.outputs.append(NotebookNode(output_type="stream", name="stdout", text=note))
 
 
-def checked_output(output: dict, left: int) -> NotebookNode | None:
-    """An nbformat output node made of the fields an output of its kind has, each of its type (an
-    error's text cut to `left` characters); None for anything else (data nested deeper than MAX_NESTING
-    too: whatever writes or prints it later would hit Python's recursion limit)."""
-    if not shallow(output):
-        return None
-    kind = output.get("output_type")
-    if kind == "stream":
-        name, text = output.get("name"), output.get("text")
-        if name in ("stdout", "stderr") and isinstance(text, str):
+def checked_output(output: protocol.Output | protocol.Error, left: int) -> NotebookNode | None:
+    """The nbformat output node of an output message (its fields' types are the protocol's; an error's text
+    cut to `left` characters); None for one whose values nbformat does not take (data nested deeper than
+    MAX_NESTING too: whatever writes or prints it later would hit Python's recursion limit)."""
+    match output:
+        case protocol.StreamText(name=name, text=text):
             return NotebookNode(output_type="stream", name=name, text=text)
-    elif kind == "error":
-        ename, evalue = str(output.get("ename"))[:200], str(output.get("evalue"))[: min(left, 2000)]
-        lines = output.get("traceback") if isinstance(output.get("traceback"), list) else []
-        traceback, used = [], len(ename) + len(evalue)
-        for line in map(str, lines):
-            if used + len(line) > left:
-                break
-            traceback.append(line)
-            used += len(line)
-        return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=traceback)
-    elif kind in ("display_data", "execute_result") and isinstance(output.get("data"), dict):
-        data = {}
-        for mime, value in output["data"].items():
-            if isinstance(mime, str) and "/" in mime and len(mime) < 200:
-                if isinstance(value, str) and len(value) <= MIME_VALUE_CHARS:
-                    data[mime] = value
-                elif re.fullmatch(r"application/(.*\+)?json", mime) and isinstance(value, (dict, list)):  # as nbformat
-                    data[mime] = value
-        metadata = output.get("metadata")
-        metadata = metadata if isinstance(metadata, dict) and len(json.dumps(metadata)) < 10_000 else {}
-        node = NotebookNode(output_type=kind, data=NotebookNode(data), metadata=NotebookNode(metadata))
-        if kind == "execute_result":
-            count = output.get("execution_count")
-            valid = isinstance(count, int) and not isinstance(count, bool) and 0 <= count < 2**31  # nbformat: minimum 0
-            node.execution_count = count if valid else None
-        return node
+        case protocol.Error(type=ename, message=evalue, traceback=lines):
+            ename, evalue = ename[:200], evalue[: min(left, 2000)]
+            traceback, used = [], len(ename) + len(evalue)
+            for line in lines:
+                if used + len(line) > left:
+                    break
+                traceback.append(line)
+                used += len(line)
+            return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=traceback)
+        case protocol.DisplayData() | protocol.ExecuteResult():
+            if not shallow(output.data) or not shallow(output.metadata):
+                return None
+            data = {}
+            for mime, value in output.data.items():
+                if "/" in mime and len(mime) < 200:
+                    if isinstance(value, str) and len(value) <= MIME_VALUE_CHARS:
+                        data[mime] = value
+                    elif re.fullmatch(r"application/(.*\+)?json", mime) and isinstance(value, (dict, list)):  # nbformat
+                        data[mime] = value
+            metadata = output.metadata if len(json.dumps(output.metadata)) < 10_000 else {}
+            if isinstance(output, protocol.DisplayData):
+                return NotebookNode(
+                    output_type="display_data", data=NotebookNode(data), metadata=NotebookNode(metadata)
+                )
+            count = output.execution_count
+            valid = count is not None and 0 <= count < 2**31  # nbformat: minimum 0
+            return NotebookNode(
+                output_type="execute_result",
+                data=NotebookNode(data),
+                metadata=NotebookNode(metadata),
+                execution_count=count if valid else None,
+            )
     return None
 
 

@@ -7,14 +7,15 @@ socket as a file descriptor, sends it this module's source with the agent's and 
 
 - `protocol.RunCell`: the cell runs in an IPython `InteractiveShell` (magics, `display`,
   tracebacks as students know them from Jupyter); its outputs go back as they come, each in an
-  output frame (the request's sequence number with `OUTPUT` set: an nbformat output), then the
-  answer `CellDone` (with the cell's `Error`, if any) or `Timeout(limit="wall")`;
+  output frame (the request's sequence number with `OUTPUT` set: a message of `protocol.OUTPUTS`),
+  then the answer `CellDone` (with the cell's `Error`, if any) or `Timeout(limit="wall")`;
 - any other request is the agent's (`autograder.wall.agent`), answered with its message; a `Stream`
   is a conversation: the agent's `Yielded` frames go out under the request's sequence number, and
   the grader's reply to one that wants a line (`Line`, `NoMoreLines`) comes back under it.
 
 A frame is `FRAME` (sequence number, payload bytes) and the payload, a message of
-`autograder.wall.protocol` as JSON in UTF-8 (lone surrogates pass). A cell or a request that
+`autograder.wall.protocol` as JSON in UTF-8 (lone surrogates pass): every frame, both ways, the
+first one (`protocol.Install`) included. A cell or a request that
 runs past its `wall` seconds is interrupted here (SIGALRM); the grader, which trusts none of
 this, stops the whole sandbox a little later if no answer came. Everything here lives in the
 student's process and may be replaced by their code: that can change only what their own
@@ -35,7 +36,7 @@ FRAME = struct.Struct(">II")  # sequence number, payload bytes; then the payload
 OUTPUT = 1 << 31  # set in the sequence number of an output frame
 STREAM_CHUNK = 1 << 16  # stream text is sent at least every 64 KiB
 
-# Run as `python -P -c BOOTSTRAP FD`: the first frame on FD holds the modules to install.
+# Run as `python -P -c BOOTSTRAP FD`: the first frame on FD is `protocol.Install`, the modules to install.
 BOOTSTRAP = """
 import json, os, struct, sys, types
 fd = int(sys.argv[1])
@@ -48,10 +49,13 @@ def read(size):
         data += chunk
     return data
 _, size = struct.unpack(">II", read(8))
-for name, source in json.loads(read(size)):
+install = json.loads(read(size))
+if install.get("kind") != "install":
+    raise SystemExit("the first frame is not the grader's install message")
+for name, source in install["modules"]:
     module = sys.modules[name] = types.ModuleType(name)
     exec(compile(source, "<" + name + ">", "exec"), module.__dict__)
-del fd, read, size, name, source, module, json, os, struct, sys, types
+del fd, read, size, install, name, source, module, json, os, struct, sys, types
 __import__("sys").modules["_bpe_host"].main(int(__import__("sys").argv[1]))
 """
 
@@ -93,12 +97,9 @@ class Channel:
             return None
         return sequence, payload
 
-    def send(self, sequence: int, message) -> None:
-        """A message of `protocol`, or an output (a dict) of the running cell."""
-        if isinstance(message, protocol.Message):
-            data = protocol.dumps(message)
-        else:
-            data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    def send(self, sequence: int, message: "protocol.Message") -> None:
+        """A message of `protocol`: an answer, a frame in the middle of a request, or an output of the running cell."""
+        data = protocol.dumps(message)
         view = memoryview(FRAME.pack(sequence, len(data)) + data)
         while view:
             view = view[os.write(self.fd, view) :]
@@ -140,7 +141,7 @@ class CellOutputs:
             else:
                 merged.append([name, text])
         for name, text in merged:
-            self.emit({"output_type": "stream", "name": name, "text": text}, len(text))
+            self.emit(protocol.StreamText(name=name, text=text), len(text))
 
     def display(self, kind: str, data: dict, metadata: dict, count=None) -> None:
         self.flush()
@@ -153,9 +154,10 @@ class CellOutputs:
             json.dumps(metadata)
         except (TypeError, ValueError):
             metadata = {}
-        output = {"output_type": kind, "data": data, "metadata": metadata or {}}
         if kind == "execute_result":
-            output["execution_count"] = count
+            output = protocol.ExecuteResult(data=data, metadata=metadata or {}, execution_count=count)
+        else:
+            output = protocol.DisplayData(data=data, metadata=metadata or {})
         self.emit(output, max(sum(len(str(v)) for v in data.values()), 100))
 
     def error(self, ename: str, evalue: str, traceback: list) -> None:
@@ -167,21 +169,21 @@ class CellOutputs:
                 break
             kept.append(line)
             used += len(line)
-        self.emit({"output_type": "error", "ename": ename, "evalue": evalue, "traceback": kept}, min(used, left))
+        self.emit(protocol.Error(type=ename, message=evalue, traceback=kept), min(used, left))
 
     def clear(self) -> None:
         self.pending, self.pending_size, self.sent = [], 0, 0
-        self.send({"output_type": "clear"})
+        self.send(protocol.ClearOutput())
 
-    def emit(self, output: dict, size: int) -> None:
+    def emit(self, output: "protocol.Output", size: int) -> None:
         """Send one output, cut to what is left of `max_chars` (a display that does not fit is not sent)."""
         left = self.max_chars - self.sent
         if left <= 0:
             return
-        if size > left and output["output_type"] == "stream":
-            output["text"], size = output["text"][:left], left
-        elif size > left and output["output_type"] != "error":
-            output, size = {"output_type": "cut"}, left
+        if size > left and isinstance(output, protocol.StreamText):
+            output, size = protocol.StreamText(name=output.name, text=output.text[:left]), left
+        elif size > left and not isinstance(output, protocol.Error):
+            output, size = protocol.OutputCut(), left
         self.sent += size
         try:
             self.send(output)

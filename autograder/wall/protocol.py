@@ -9,12 +9,18 @@ is not a well-formed answer becomes `Malformed` (a kind that never crosses), and
 it as the kernel's failure to answer. A value of the notebook travels inside `Value.value` (and
 `Items.items`) in `wire`'s format, decoded by `wire.decode` with its own limits.
 
+Every frame that crosses is one of these messages: the grader's first frame too (`Install`, the
+modules the sandbox's bootstrap installs), and a running cell's outputs (`OUTPUTS`: `StreamText`,
+`DisplayData`, `ExecuteResult`, `Error` with its traceback, `ClearOutput`, `OutputCut`), which the
+grader rebuilds as nbformat outputs by their kind (`autograder.wall.cell_outputs`).
+
 Adding an operation is one request class here (the agent serves it with its method `op_<kind>`).
 One request is a conversation: `Stream` runs a generator of the notebook on lines the grader supplies
 one at a time — the sandbox sends `Yielded` (what came out so far; its input wants a line) and the
 grader replies `Line` or `NoMoreLines` — so the grader itself knows how much input had gone in when
 each item came out.
-One error shape (`Error`) and one timeout (`Timeout`, "cpu" or "wall") serve every answer.
+One error shape (`Error`) serves every answer and a cell's error output; one timeout (`Timeout`, "cpu" or
+"wall") every answer.
 This module uses only the standard library: the grader sends its source into the sandbox.
 """
 
@@ -28,6 +34,8 @@ REQUESTS: dict = {}  # kind → request class (grader → sandbox)
 ARGUMENTS: dict = {}  # kind → a call's argument (inside a Call)
 ANSWERS: dict = {}  # kind → answer class (sandbox → grader)
 REPLIES: dict = {}  # kind → what the grader sends back in the middle of a request (to a Yielded that wants a line)
+OUTPUTS: dict = {}  # kind → an output of the running cell (sandbox → grader, in the middle of a RunCell)
+SETUP: dict = {}  # kind → the grader's first frame (read by the sandbox's bootstrap before this module exists)
 
 
 class ProtocolError(ValueError):
@@ -155,6 +163,23 @@ def read(data: bytes) -> "Answer":
         return loads(data, ANSWERS)
     except ProtocolError as e:
         return Malformed(reason=str(e)[:300])
+
+
+def read_output(data: bytes) -> "Output | None":
+    """An output of the running cell from the sandbox: never raises; None for anything that is no output."""
+    try:
+        return loads(data, OUTPUTS)
+    except ProtocolError:
+        return None
+
+
+# -- the grader's first frame -----------------------------------------------------------------------
+@message("install", SETUP)
+class Install(Message):
+    """The modules the sandbox's bootstrap installs, in order: [name, source] pairs (`autograder.wall.host.BOOTSTRAP`
+    reads this frame with `json` alone, since this module is one of them)."""
+
+    modules: list[list[str]]
 
 
 # -- requests: grader → sandbox ---------------------------------------------------------------------
@@ -312,12 +337,14 @@ class Iterator(Answer):
 @message("error", ANSWERS)
 class Error(Answer):
     """An exception: its type's name, message, the notebook's line it passed through, and the names of
-    the built-in classes it derives from, nearest first. The one error shape of every answer."""
+    the built-in classes it derives from, nearest first. The one error shape of every answer, and of a
+    cell's error output (with the `traceback` IPython shows)."""
 
     type: str
     message: str
     where: str = ""
     bases: list[str] = field(default_factory=list)
+    traceback: list[str] = field(default_factory=list)  # as IPython shows it: a cell's error output only
 
     @classmethod
     def agent(cls, message: str) -> "Error":
@@ -359,6 +386,49 @@ class Items(Answer):
 
     items: list[typing.Any]
     end: Stop | Error | Timeout | Unsupported | None = None
+
+
+# -- a running cell's outputs: sandbox → grader, under the RunCell's sequence number with OUTPUT set --
+class Output(Message):
+    pass
+
+
+@message("text", OUTPUTS)
+class StreamText(Output):
+    """Text the cell wrote to one of its streams."""
+
+    name: typing.Literal["stdout", "stderr"]
+    text: str
+
+
+@message("display", OUTPUTS)
+class DisplayData(Output):
+    """What `display` showed: values by MIME type (an image as base64 text; JSON data under a JSON type)."""
+
+    data: dict[str, typing.Any]
+    metadata: dict[str, typing.Any] = field(default_factory=dict)
+
+
+@message("result", OUTPUTS)
+class ExecuteResult(Output):
+    """The value of the cell's last expression, as `display` would show it."""
+
+    data: dict[str, typing.Any]
+    metadata: dict[str, typing.Any] = field(default_factory=dict)
+    execution_count: int | None = None
+
+
+@message("clear", OUTPUTS)
+class ClearOutput(Output):
+    """The cell cleared its outputs so far (`clear_output`)."""
+
+
+@message("cut", OUTPUTS)
+class OutputCut(Output):
+    """The sandbox left the rest of the cell's outputs out (they passed its share of `RunCell.max_chars`)."""
+
+
+OUTPUTS[Error.kind] = Error  # an error output: the one error shape, with its traceback
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,7 +15,6 @@ and agent in the test's own process, so the catalogue is proven in seconds.)
 
 import contextlib
 import dataclasses
-import json
 import os
 import resource
 import select
@@ -135,9 +134,11 @@ class KernelSession(LoggingConfigurable):
                 )
         finally:
             kernel_end.close()
-        modules = [[name, Path(path).read_text(encoding="utf-8")] for name, path in HOST_FILES]
+        install = protocol.Install(
+            modules=[[name, Path(path).read_text(encoding="utf-8")] for name, path in HOST_FILES]
+        )
         try:
-            self.send(0, json.dumps(modules, ensure_ascii=False).encode("utf-8"), self.startup_timeout)
+            self.send(0, protocol.dumps(install), self.startup_timeout)
             ready = self.answer(0, time.monotonic() + self.startup_timeout, "запуск")
         except (KernelDied, KernelStuck) as e:
             said = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
@@ -208,7 +209,7 @@ class KernelSession(LoggingConfigurable):
 
     def memory_mark(self) -> dict:
         """Start watching the sandbox's memory from outside (see `memory_growth`)."""
-        mark: dict = {"processes": {}, "seen": set(self.sandbox_pids())}
+        mark: dict = {"processes": {}, "seen": set(self.sandbox_processes())}
         mark["host"] = mark["most"] = process_memory(self.host_pid).get("VmRSS")
         if self.cgroup is not None:
             mark["cgroup"] = self.cgroup.watch_peak()
@@ -241,19 +242,12 @@ class KernelSession(LoggingConfigurable):
                 figures.append(grown)
         if mark["processes"]:
             # the processes reset then and the ones started since (a process that could not be reset is left out)
-            now = [pid for pid in self.sandbox_pids() if pid in mark["processes"] or pid not in mark["seen"]]
+            now = [pid for pid in self.sandbox_processes() if pid in mark["processes"] or pid not in mark["seen"]]
             peaks = {pid: high_water_mark(pid) for pid in now}
             before = sum(rss for pid, rss in mark["processes"].items() if peaks.get(pid) is not None)
             if peaks.get(self.host_pid) is not None and self.host_pid in mark["processes"]:
                 figures.append(sum(p for p in peaks.values() if p is not None) - before)
         return max(figures) if figures else None
-
-    def sandbox_pids(self) -> list[int]:
-        """The sandbox's processes now: the launched one and everything under it."""
-        children, order = process_children(), [self.process.pid]
-        for pid in order:
-            order.extend(children.get(pid, []))
-        return order
 
     def cpu_clock(self) -> float | None:
         """CPU seconds the sandbox has used, read from outside it, where nothing in it can set them: its
@@ -273,11 +267,8 @@ class KernelSession(LoggingConfigurable):
         launched process (bubblewrap's own included, which reap what the sandbox orphans) and the ones
         they reaped — so work forked off the process the cells run in counts too. Children are read
         before their parents: one reaped meanwhile is then counted twice, never missed."""
-        children, order = process_children(), [self.process.pid]
-        for pid in order:
-            order.extend(children.get(pid, []))
         ticks = 0
-        for pid in reversed(order):
+        for pid in reversed(list(self.sandbox_processes())):
             try:
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
                 utime, stime, cutime, cstime = map(int, fields[11:15])
@@ -337,7 +328,9 @@ class KernelSession(LoggingConfigurable):
                         resource.prlimit(pid, resource.RLIMIT_NPROC, limit)
 
     def sandbox_processes(self) -> dict[int, str]:
-        """The sandbox's processes now (the launched one and everything under it), each with its start time."""
+        """The sandbox's processes now — the launched one and everything under it, each parent before its
+        children — each with its start time (a pid used again is another process); one that ended while it
+        was being looked up is left out."""
         children, order = process_children(), [self.process.pid]
         for pid in order:
             order.extend(children.get(pid, []))
