@@ -308,7 +308,8 @@ def _content(value, depth: int = 0):
     if isinstance(value, (tuple, frozenset)):
         return (type(value).__name__, tuple(_content(v, depth + 1) for v in value))
     if type(value) in (str, bytes, int, float, bool, type(None)):
-        return value
+        plain_data = value  # its own content
+        return plain_data
     if isinstance(value, type) and value.__module__ == "builtins":
         return ("builtin", value.__name__)
     if isinstance(value, types.BuiltinFunctionType):
