@@ -116,6 +116,10 @@ MALFORMED = {
     "bases that are not names": b'{"kind": "error", "type": "E", "message": "m", "bases": [{"x": 1}]}',
     "a name described as a request": b'{"kind": "names", "names": {"f": {"kind": "call", "name": "f"}}}',
     "names that are a list": b'{"kind": "names", "names": ["f"]}',
+    # fields of wire values (typed Any inside) are read without a walk of their items, but their container is checked
+    "items that are no list": b'{"kind": "items", "items": {"L": [1]}}',
+    "yielded items that are a string": b'{"kind": "yielded", "items": "12"}',
+    "a value missing": b'{"kind": "value"}',
     "items that end in a value": b'{"kind": "items", "items": [], "end": {"kind": "value", "value": 1}}',
     "nested as deep as JSON goes": ('{"kind": "items", "items": [], "end": ' + DEEP + "}").encode(),
     "a value nested too deep for JSON": ('{"kind": "value", "value": ' + DEEP + "}").encode(),

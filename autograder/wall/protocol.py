@@ -46,7 +46,11 @@ class Message:
     kind = ""
 
     def to_wire(self) -> dict:
-        return {"kind": self.kind, **{f.name: _to_wire(getattr(self, f.name)) for f in dataclasses.fields(self)}}
+        wire = {"kind": self.kind}
+        for name, walk in _layout(type(self))[1]:
+            value = getattr(self, name)
+            wire[name] = _to_wire(value) if walk else value
+        return wire
 
     @classmethod
     def from_wire(cls, raw, kinds: dict | None = None) -> "Message":
@@ -58,26 +62,44 @@ class Message:
         if type(kind) is not str or kind not in kinds:
             raise ProtocolError(f"unexpected message kind {str(kind)[:40]!r}")
         message_class = kinds[kind]
-        hints = _hints(message_class)
-        unknown = set(raw) - set(hints) - {"kind"}
-        if unknown:
+        fields, _, names = _layout(message_class)
+        if len(raw) > len(names) or not names.issuperset(raw):
+            unknown = set(raw) - names
             raise ProtocolError(f"a {kind} message has no field {sorted(map(str, unknown))[0][:40]!r}")
         values = {}
-        for f in dataclasses.fields(message_class):
-            if f.name in raw:
-                values[f.name] = _from_wire(raw[f.name], hints[f.name], f"{kind}.{f.name}")
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise ProtocolError(f"a {kind} message lacks its field {f.name!r}")
+        for name, read, required in fields:
+            if name in raw:
+                values[name] = read(raw[name], f"{kind}.{name}")
+            elif required:
+                raise ProtocolError(f"a {kind} message lacks its field {name!r}")
         return message_class(**values)
 
 
-_HINTS: dict = {}  # message class → its fields' types, read once
+_LAYOUTS: dict = {}  # message class → how its fields are read and written, worked out once
 
 
-def _hints(cls) -> dict:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
+def _layout(cls) -> tuple:
+    """([(field, its reader, required)], [(field, whether writing it walks into it)], {"kind", fields…})
+    of a message class. A field that can hold no message (plain JSON: a wire value typed Any, a list or
+    an object of them, str, int, …) is written as it is, and read with its container's type checked
+    only: its items are a wire value's, which `wire.decode` checks with its own limits."""
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        hints = typing.get_type_hints(cls)
+        fields = dataclasses.fields(cls)
+        layout = _LAYOUTS[cls] = (
+            [
+                (
+                    f.name,
+                    _reader(hints[f.name]),
+                    f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+                )
+                for f in fields
+            ],
+            [(f.name, not _plain(hints[f.name])) for f in fields],
+            frozenset(hints) | {"kind"},
+        )
+    return layout
 
 
 def message(kind: str, table: dict):
@@ -102,42 +124,92 @@ def _to_wire(value):
     return value
 
 
-def _from_wire(raw, hint, where: str):
-    """`raw` checked against the type `hint`: str, int, float, bool, None, typing.Any (JSON left as it
-    is: a wire value), a message class, Literal, unions, list[X] and dict[str, X]."""
+def _plain(hint) -> bool:
+    """Whether a field of type `hint` holds plain JSON only (no message in it, at any depth)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is typing.Any or hint in (str, int, float, bool, type(None)) or origin is typing.Literal:
+        return True
+    if origin in (typing.Union, types.UnionType, list, dict):
+        return all(_plain(a) for a in args)
+    return False
+
+
+_READERS: dict = {}  # type hint → its reader: reader(raw, where) gives the value or raises ProtocolError
+
+
+def _reader(hint):
+    """The reader of values of type `hint`: str, int, float, bool, None, typing.Any (JSON left as it is: a
+    wire value), a message class, Literal, unions, list[X] and dict[str, X]; made once per hint."""
+    read = _READERS.get(hint)
+    if read is None:
+        read = _READERS[hint] = _make_reader(hint)
+    return read
+
+
+def _make_reader(hint):
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is typing.Any:
-        return raw
+        return lambda raw, where: raw
     if origin in (typing.Union, types.UnionType):
-        for option in args:
-            try:
-                return _from_wire(raw, option, where)
-            except ProtocolError:
-                continue
-        raise ProtocolError(f"{where}: not one of the kinds it may hold")
+        options = [_reader(option) for option in args]
+
+        def read_union(raw, where):
+            for read in options:
+                try:
+                    return read(raw, where)
+                except ProtocolError:
+                    continue
+            raise ProtocolError(f"{where}: not one of the kinds it may hold")
+
+        return read_union
     if origin is typing.Literal:
-        if type(raw) is str and raw in args:
-            return raw
-        raise ProtocolError(f"{where}: must be one of {', '.join(args)}")
+
+        def read_literal(raw, where):
+            if type(raw) is str and raw in args:
+                return raw
+            raise ProtocolError(f"{where}: must be one of {', '.join(args)}")
+
+        return read_literal
     if origin is list:
-        if type(raw) is not list:
-            raise ProtocolError(f"{where}: must be a list")
-        return [_from_wire(item, args[0], where) for item in raw]
+        item = args[0]
+        read_item = None if item is typing.Any else _reader(item)
+
+        def read_list(raw, where):
+            if type(raw) is not list:
+                raise ProtocolError(f"{where}: must be a list")
+            if read_item is None:  # wire values: wire.decode checks them
+                return raw
+            return [read_item(v, where) for v in raw]
+
+        return read_list
     if origin is dict:
-        if type(raw) is not dict:
-            raise ProtocolError(f"{where}: must be an object")
-        return {key: _from_wire(item, args[1], f"{where}[{key[:40]!r}]") for key, item in raw.items()}
+        item = args[1]
+        read_value = None if item is typing.Any else _reader(item)
+
+        def read_dict(raw, where):
+            if type(raw) is not dict:
+                raise ProtocolError(f"{where}: must be an object")
+            if read_value is None:  # wire values (JSON's keys are strings)
+                return raw
+            return {key: read_value(v, f"{where}[{key[:40]!r}]") for key, v in raw.items()}
+
+        return read_dict
     if isinstance(hint, type) and issubclass(hint, Message):
-        return hint.from_wire(raw)
+        return lambda raw, where: hint.from_wire(raw)
+    name = getattr(hint, "__name__", hint)
     if hint is type(None):
-        if raw is None:
-            return None
+        accepts = lambda raw: raw is None  # noqa: E731
     elif hint is float:
-        if type(raw) in (int, float):
+        accepts = lambda raw: type(raw) in (int, float)  # noqa: E731
+    else:
+        accepts = lambda raw: type(raw) is hint  # noqa: E731
+
+    def read_value(raw, where):
+        if accepts(raw):
             return raw
-    elif type(raw) is hint:
-        return raw
-    raise ProtocolError(f"{where}: must be {getattr(hint, '__name__', hint)}")
+        raise ProtocolError(f"{where}: must be {name}")
+
+    return read_value
 
 
 def dumps(message: Message) -> bytes:
