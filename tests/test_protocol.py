@@ -50,7 +50,11 @@ ANSWERS = [
     protocol.Yielded(items=[1, 2]),
     protocol.Yielded(items=[], wants_line=False),
 ]
-REPLIES = [protocol.Line(value="строка \ud800"), protocol.Line(value={"L": [1]}), protocol.NoMoreLines()]
+REPLIES = [
+    protocol.NextLines(values=["строка \ud800"]),
+    protocol.NextLines(values=[{"L": [1]}, "b"]),
+    protocol.NoMoreLines(),
+]
 
 
 @pytest.mark.parametrize("message", REQUESTS, ids=lambda m: m.kind)
@@ -85,6 +89,40 @@ def test_a_stream_is_one_conversation_the_grader_counts():
     assert session.run_cell("def g(lines, k):\n    yield next(iter(lines))\n    raise KeyError(k)").error is None
     pieces, taken, error = checks.stream_steps(g, ["a", "b", "c"], 7)
     assert pieces == [(1, "a")] and taken == 1 and isinstance(error, KeyError)
+
+
+def test_while_only_memory_is_watched_lines_go_a_few_at_a_time_and_the_last_alone():
+    # fewer round trips where no timeline is kept; a generator that stops before the input's end is still seen to
+    import local_session
+
+    from autograder.wall.remote import MEMORY_BATCH
+    from bpe_course import checks
+
+    session = local_session.LocalSession()
+    replies = []
+    request = session.request
+
+    def counted(message, timeout, feed=None):
+        def watched(frame):
+            reply = feed(frame)
+            replies.append(reply)
+            return reply
+
+        return request(message, timeout, feed=watched if feed else None)
+
+    session.request = counted
+    source = "def every(lines):\n    for line in lines:\n        yield len(line)\n"
+    source += "def all_but_last(lines):\n    for k, line in zip(range(20 - 1), lines):\n        yield k\n"
+    assert session.run_cell(source).error is None
+    bound = remote_of(session).bind({"every", "all_but_last"})
+    assert len(checks.stream_memory(bound["every"], [20])) == 1
+    sizes = [len(r.values) for r in replies if isinstance(r, protocol.NextLines)]
+    assert sizes == [MEMORY_BATCH, MEMORY_BATCH, 20 - 2 * MEMORY_BATCH - 1, 1] and MEMORY_BATCH > 1
+    with pytest.raises(checks.CheckFailed, match="прочитала не все строки входа \\(19 из 20\\)"):
+        checks.stream_memory(bound["all_but_last"], [20])
+    replies.clear()  # where a timeline is kept, one line at a time
+    assert checks.stream_steps(bound["every"], ["ab", "c"]) == ([(1, 2), (2, 1)], 2, None)
+    assert [len(r.values) for r in replies if isinstance(r, protocol.NextLines)] == [1, 1]
 
 
 def test_a_request_is_no_answer_and_an_answer_no_request():
@@ -366,7 +404,7 @@ def test_every_frame_between_the_grader_and_a_real_sandbox_is_a_message_of_its_d
     assert protocol.loads(first, protocol.SETUP).kind == "install"
     for payload in requests:
         message = protocol.loads(payload, {**protocol.REQUESTS, **protocol.REPLIES})
-        assert isinstance(message, protocol.Request | protocol.Line | protocol.NoMoreLines)
+        assert isinstance(message, protocol.Request | protocol.NextLines | protocol.NoMoreLines)
     kinds = set()
     for is_output, data in received:
         message = protocol.read_output(data) if is_output else protocol.read(data)

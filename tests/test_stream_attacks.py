@@ -1,7 +1,8 @@
 """Attacks on what 08's streaming tests measure (issue 29 item 2): when a generator's ids come out and how
-much memory it holds. The grader hands over the lines itself, one at a time (`protocol.Stream`), so it
-knows how many lines it had given when each id arrived, and reads the sandbox's memory from outside
-(its cgroup's peak, the processes' high-water marks, the resident memory it samples at every line).
+much memory it holds. The grader hands over the lines itself (`protocol.Stream`: one at a time where it
+counts when ids come out, eight at a time where it watches only memory), so it knows how many lines it had
+given when each id arrived, and reads the sandbox's memory from outside (its cgroup's peak, the processes'
+high-water marks, the resident memory it samples at every batch of lines).
 Each attack is graded in a real sandbox against the same code without the attack: it must score no
 more than that honest figure; an honest streaming solution keeps full marks."""
 

@@ -17,6 +17,7 @@ The grader sends this module's source into the sandbox, where it is installed as
 standard library only, and the course's check helpers where they are installed (`check_helpers`).
 """
 
+import collections
 import gc
 import signal
 import sys
@@ -45,6 +46,7 @@ class Agent:
         # protocol.REPLIES) when the frame asks for one: set by the host (or the tests' local session)
         self.exchange = None
         self.pending: list = []  # items of the running Stream not yet sent
+        self.lines_ahead: collections.deque = collections.deque()  # lines of the running Stream not yet taken
 
     def handle(self, request: protocol.Request) -> protocol.Answer:
         """Answer one request (served by the method op_<its kind>); the answer always comes, whatever
@@ -119,6 +121,7 @@ class Agent:
         overrides = {k: self.argument(v) for k, v in request.overrides.items() if k in self.namespace}
         saved = {k: self.namespace[k] for k in overrides}
         self.pending = []
+        self.lines_ahead.clear()
         self.namespace.update(overrides)
         try:
             with cpu_limit(request.seconds):
@@ -140,17 +143,21 @@ class Agent:
             return protocol.Items(items=self.take_pending(), end=describe_exception(e))
         finally:
             self.namespace.update(saved)
+            self.lines_ahead.clear()
 
     def take_pending(self) -> list:
         items, self.pending = self.pending, []
         return items
 
     def next_line(self):
-        """The grader's next line for a running Stream (the items so far go with the question), or None at the end."""
-        reply = self.exchange(protocol.Yielded(items=self.take_pending(), wants_line=True))
-        if isinstance(reply, protocol.Line):
-            return self.wire.decode(reply.value)
-        return None
+        """The grader's next line for a running Stream, or None at the end: one it sent before and that is not
+        taken yet, else it is asked for more (the items so far go with the question)."""
+        if not self.lines_ahead:
+            reply = self.exchange(protocol.Yielded(items=self.take_pending(), wants_line=True))
+            if not isinstance(reply, protocol.NextLines) or not reply.values:
+                return None
+            self.lines_ahead.extend(reply.values)
+        return self.wire.decode(self.lines_ahead.popleft())
 
     def op_next(self, request: protocol.Next) -> protocol.Answer:
         """The next items of a generator: up to `count`, fewer when it stops or fails (said after them)."""

@@ -11,7 +11,7 @@ socket as a file descriptor, sends it this module's source with the agent's and 
   then the answer `CellDone` (with the cell's `Error`, if any) or `Timeout(limit="wall")`;
 - any other request is the agent's (`autograder.wall.agent`), answered with its message; a `Stream`
   is a conversation: the agent's `Yielded` frames go out under the request's sequence number, and
-  the grader's reply to one that wants a line (`Line`, `NoMoreLines`) comes back under it.
+  the grader's reply to one that wants a line (`NextLines`, `NoMoreLines`) comes back under it.
 
 A frame is `FRAME` (sequence number, payload bytes) and the payload, a message of
 `autograder.wall.protocol` as JSON in UTF-8 (lone surrogates pass): every frame, both ways, the

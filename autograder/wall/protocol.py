@@ -16,9 +16,9 @@ grader rebuilds as nbformat outputs by their kind (`autograder.wall.cell_outputs
 
 Adding an operation is one request class here (the agent serves it with its method `op_<kind>`).
 One request is a conversation: `Stream` runs a generator of the notebook on lines the grader supplies
-one at a time — the sandbox sends `Yielded` (what came out so far; its input wants a line) and the
-grader replies `Line` or `NoMoreLines` — so the grader itself knows how much input had gone in when
-each item came out.
+— the sandbox sends `Yielded` (what came out so far; its input wants a line) and the grader replies
+`NextLines` (one line, or a few while only memory is watched) or `NoMoreLines` — so the grader itself
+knows how much input had gone in when each item came out.
 One error shape (`Error`) serves every answer and a cell's error output; one timeout (`Timeout`, "cpu" or
 "wall") every answer.
 This module uses only the standard library: the grader sends its source into the sandbox.
@@ -320,14 +320,14 @@ class Next(Request):
 
 @message("lines", ARGUMENTS)
 class Lines(Message):
-    """An argument that is an iterator of lines the grader supplies one at a time while a Stream runs."""
+    """An argument that is an iterator of lines the grader supplies while a Stream runs."""
 
 
 @message("stream", REQUESTS)
 class Stream(Request):
     """Call a function of the notebook with the grader's lines (a `Lines` argument) and run the iterator it
     returns to its end. Whenever the lines are asked for the next one, the sandbox sends `Yielded` with the
-    items that came out since its last frame and waits for `Line` or `NoMoreLines`; the rest of the items
+    items that came out since its last frame and waits for `NextLines` or `NoMoreLines`; the rest of the items
     come in the answer, `Items` (its `end`: Stop, or what stopped it; None when `max_items` were reached).
     `overrides`: names the notebook defines, set for the call and restored after (e.g. a cache's limit)."""
 
@@ -338,11 +338,13 @@ class Stream(Request):
     max_items: int
 
 
-@message("line", REPLIES)
-class Line(Message):
-    """The next line of a Stream's input (a wire value)."""
+@message("next_lines", REPLIES)
+class NextLines(Message):
+    """The next lines of a Stream's input (wire values), in order: one when the grader counts when each item
+    comes out, a few at once when it watches only the memory (`autograder.wall.remote.Remote.stream`). The
+    sandbox asks for more once it has taken all of them."""
 
-    value: typing.Any
+    values: list[typing.Any]
 
 
 @message("no_more_lines", REPLIES)
@@ -439,7 +441,7 @@ class Stop(Answer):
 @message("yielded", ANSWERS)
 class Yielded(Answer):
     """In the middle of a Stream, not its answer: the items (wire values) that came out since the previous
-    frame; `wants_line`: the input is asked for its next line (the grader replies Line or NoMoreLines)."""
+    frame; `wants_line`: the input is asked for its next line (the grader replies NextLines or NoMoreLines)."""
 
     items: list[typing.Any]
     wants_line: bool = True

@@ -73,6 +73,9 @@ def refused_a_process(answer: protocol.Answer) -> bool:
     return "OSError" in kinds or answer.type == "OSError" or ("RuntimeError" in kinds and "thread" in answer.message)
 
 
+MEMORY_BATCH = 8  # lines handed over at once while a Stream's memory is watched (Remote.stream)
+
+
 class Remote:
     """Requests to the agent in the student's kernel, with their answers checked."""
 
@@ -211,12 +214,14 @@ class Remote:
 
     def stream(self, name: str, lines, args: tuple, memory: bool = False, overrides: dict | None = None):
         """checks.stream_steps and checks.stream_memory while grading: the student's generator function
-        `name` is called in the kernel with an iterator whose every item is asked of the grader (`lines`,
-        one at a time) and the other `args`, and run to its end. What it yields comes back before its
-        input is asked for the next line, so `taken` — how many lines the grader had handed over when a
-        piece arrived — is the grader's own count: no code in the kernel can make a piece look earlier
-        than the lines it needed. With `memory`, the sandbox's peak memory over the call is read from
-        outside (`session.memory_growth`). Returns a StreamRun."""
+        `name` is called in the kernel with an iterator whose every item is asked of the grader (`lines`)
+        and the other `args`, and run to its end. What it yields comes back before its input is asked for
+        more, so `taken` — how many lines the grader had handed over when a piece arrived — is the grader's
+        own count: no code in the kernel can make a piece look earlier than the lines it needed. The lines
+        go one at a time; with `memory`, where only how much the sandbox holds is watched and the pieces are
+        only counted, MEMORY_BATCH at a time (the input's last line alone, so a generator that stops before
+        the end is still seen to), and the sandbox's peak memory over the call is read from outside
+        (`session.memory_growth`), the memory it holds sampled at each batch. Returns a StreamRun."""
         seconds = checks.call_seconds() or self.call_seconds
         limit = self.max_generator_items * (10 if memory else 1)  # counted only, never kept, while memory is watched
         request = protocol.Stream(
@@ -227,6 +232,18 @@ class Remote:
         )
         run = StreamRun(keep=not memory)  # while memory is watched, the pieces are counted only
         source, stop = iter(lines), object()
+        ahead = [next(source, stop)]  # the next line: the last one is known as such before it goes
+        batch = MEMORY_BATCH if memory else 1
+
+        def next_lines() -> list:
+            out = []
+            while ahead[0] is not stop and len(out) < batch:
+                following = next(source, stop)
+                if out and following is stop:  # the input's last line goes alone
+                    break
+                out.append(ahead[0])
+                ahead[0] = following
+            return out
 
         def feed(message: protocol.Yielded):
             # never raises: the kernel waits for the reply; a problem is kept and said after the answer
@@ -236,15 +253,15 @@ class Remote:
                     run.add(values, limit)
                 except checks.CheckFailed as e:
                     run.problem = e
-            if mark is not None and run.taken % 8 == 0:  # memory held across lines is seen at every 8th
+            if mark is not None:  # memory held across lines is seen at every batch
                 self.session.memory_sample(mark)
             if not message.wants_line or run.problem is not None:
                 return protocol.NoMoreLines()
-            line = next(source, stop)
-            if line is stop:
+            out = next_lines()
+            if not out:
                 return protocol.NoMoreLines()
-            run.taken += 1
-            return protocol.Line(value=wire.encode(line))
+            run.taken += len(out)
+            return protocol.NextLines(values=[wire.encode(line) for line in out])
 
         mark = None
         if memory:

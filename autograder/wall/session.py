@@ -204,7 +204,8 @@ class KernelSession(LoggingConfigurable):
     def request(self, request: protocol.Request, timeout: float, feed=None) -> protocol.Answer:
         """Pass one request to the agent; its answer, Timeout(limit="wall") when the sandbox stopped
         the call at `timeout` seconds, Malformed when what came is no answer. `feed`: for a Stream, called
-        with each `Yielded` frame on the way; its reply (Line or NoMoreLines) goes back when the frame wants one."""
+        with each `Yielded` frame on the way; its reply (NextLines or NoMoreLines) goes back when the frame
+        wants one."""
         return self.exchange(dataclasses.replace(request, wall=timeout), timeout, feed=feed)
 
     def memory_mark(self) -> dict:
@@ -220,7 +221,7 @@ class KernelSession(LoggingConfigurable):
         return mark
 
     def memory_sample(self, mark: dict) -> None:
-        """Look at the memory the cells' process holds now (the grader does at every line it hands over)."""
+        """Look at the memory the cells' process holds now (the grader does whenever it hands over lines)."""
         if mark.get("most") is not None:
             now = process_memory(self.host_pid).get("VmRSS")
             if now is not None:
