@@ -13,7 +13,7 @@ from autograder.classroom.gradebook import review_notebook
 from autograder.wall import protocol
 from autograder.wall.cell_outputs import LimitedOutputs
 from autograder.wall.sandbox import Sandbox
-from autograder.wall.session import KernelSession, may_raise_limits
+from autograder.wall.session import FRAME, KernelSession, may_raise_limits
 
 BUSY_IN_A_CHILD = (
     "import os\ndef busy(n):\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
@@ -520,6 +520,8 @@ def test_output_frames_count_against_the_notebooks_ceiling_too():
         with pytest.raises(KernelDied, match="МиБ ответов и вывода за блокнот"):
             session.run_cell(f"FD, SEQ = {session.agent_fd}, {session.sequence + 1}\n" + POUR)
         assert session.received <= 2**21 and session.process.poll() is not None
+        # the grader reads ahead of the frame it parses, but never past the ceiling and the header that passes it
+        assert session.read_bytes <= 2**21 + FRAME.size, session.read_bytes
 
 
 def test_the_run_says_at_its_start_when_speed_is_not_graded_automatically(capsys):

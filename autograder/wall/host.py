@@ -85,6 +85,7 @@ class Channel:
 
     def __init__(self, fd: int):
         self.fd = fd
+        self.inbox = bytearray()  # read from the socket, not yet taken
 
     def receive(self):
         """(sequence, the request's payload), or None when the grader has closed its end."""
@@ -105,14 +106,17 @@ class Channel:
             view = view[os.write(self.fd, view) :]
 
     def read(self, size: int):
-        chunks = []
-        while size:
-            chunk = os.read(self.fd, min(size, 1 << 20))
+        """`size` bytes of the grader's frames (what came in the same read is kept for the next), or None at
+        the end."""
+        inbox = self.inbox
+        while len(inbox) < size:
+            chunk = os.read(self.fd, max(size - len(inbox), 1 << 16))
             if not chunk:
                 return None
-            chunks.append(chunk)
-            size -= len(chunk)
-        return b"".join(chunks)
+            inbox += chunk
+        data = bytes(inbox[:size])
+        del inbox[:size]
+        return data
 
 
 class CellOutputs:

@@ -44,6 +44,7 @@ HOST_FILES = (
     ("_bpe_host", host_module.__file__),
 )
 FRAME, OUTPUT = host_module.FRAME, host_module.OUTPUT
+READ_AHEAD = 1 << 16  # bytes the grader reads from the socket at once beyond the frame it is reading
 
 
 class KernelDied(RuntimeError):
@@ -113,6 +114,8 @@ class KernelSession(LoggingConfigurable):
         self.agent_fd = -1  # the sandbox's end, as a file descriptor there
         self.sequence = 0
         self.received = 0  # bytes of frames the sandbox sent in this notebook (max_received_bytes)
+        self.read_bytes = 0  # bytes read from its socket: those frames and what is read ahead of them
+        self.inbox = bytearray()  # bytes read from the socket and not yet taken as frames (receive)
         self.reading = 0.0  # the grader's CPU seconds spent reading them (max_reading_seconds)
         self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))
         self.uid: int | None = None
@@ -428,9 +431,12 @@ class KernelSession(LoggingConfigurable):
         return sequence, self.receive(size, deadline, limit)
 
     def receive(self, size: int, deadline: float, limit: str) -> bytes:
-        """`size` bytes, read by `deadline`; the sandbox is stopped when they do not come by then."""
-        data = bytearray()
-        while len(data) < size:
+        """`size` bytes, read by `deadline`; the sandbox is stopped when they do not come by then. What the
+        sandbox has sent already is read at once (up to READ_AHEAD bytes more than `size`: usually a frame's
+        header, its payload and the frames after it in one read) and kept in `inbox` for the next frames —
+        never past max_received_bytes and one more header, so what the ceiling refuses is never read."""
+        inbox = self.inbox
+        while len(inbox) < size:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.kill(f"ядро Python не ответило и не остановилось само ({limit}) и было остановлено")
@@ -438,16 +444,21 @@ class KernelSession(LoggingConfigurable):
             if not select.select([self.channel], [], [], min(0.2, left))[0]:
                 self.check_alive()
                 continue
+            allowed = self.max_received_bytes + FRAME.size - self.read_bytes
             try:
-                chunk = self.channel.recv(min(size - len(data), 1 << 20))
+                chunk = self.channel.recv(min(max(size - len(inbox), min(READ_AHEAD, allowed)), 1 << 20))
             except OSError:
                 chunk = b""
             if not chunk:  # its end is closed: most likely it died
                 self.check_alive(wait=self.interrupt_grace)
                 self.kill("ядро Python закрыло канал проверки")
                 raise KernelDied(self.dead)
-            data += chunk
-        return bytes(data)
+            self.read_bytes += len(chunk)
+            inbox += chunk
+        with memoryview(inbox) as view:
+            data = bytes(view[:size])
+        del inbox[:size]
+        return data
 
     def check_alive(self, wait: float = 0) -> None:
         """Raise KernelDied if the kernel is gone (or goes within `wait` seconds)."""
