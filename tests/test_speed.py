@@ -45,6 +45,28 @@ def test_a_call_as_fast_as_the_course_is_timed_once(course):
     assert ratio < 8 and calls == [300_000]  # the next input is never asked for
 
 
+def test_the_course_is_timed_again_after_the_call_unless_the_ratio_is_clear_of_the_limit(monkeypatch):
+    # the faster of the course's two runs counts; a ratio within limit / SPEED_CLEAR after the first needs no second
+    runs, seconds = [], iter([1.0, 0.5])  # the course's first run, then a repeat twice as fast
+
+    def timed(fn, args):
+        runs.append(args)
+        return fn(*args), next(seconds)
+
+    monkeypatch.setattr(checks, "reference_seconds", timed)
+    token = checks.use_course_solutions({"course_sum": course_sum}.__getitem__)
+    try:
+        for student_seconds, limit, course_runs, ratio in [(2.0, 8, 1, 2.0), (3.0, 8, 2, 6.0)]:
+            runs.clear()
+            seconds = iter([1.0, 0.5])
+            monkeypatch.setattr(checks, "cpu_seconds", lambda fn, calls, s=student_seconds: [[fn(*calls[0]), s]])
+            ((_, _, got),) = checks.speed_against_course(course_sum, "course_sum", [[10]], limit)
+            assert (len(runs), got) == (course_runs, ratio)
+            assert (student_seconds <= limit / checks.SPEED_CLEAR) == (course_runs == 1)
+    finally:
+        checks.reset_course_solutions(token)
+
+
 def test_a_slow_call_is_over_the_limit_and_the_same_arguments_are_never_timed_twice(course):
     seen = []
 
