@@ -339,6 +339,56 @@ def test_a_slow_train_fast_that_pads_its_small_calls_loses_the_speed_points():
     assert "обучение не пошаговое" in failed.get("test_train_fast_hidden", ""), failed
 
 
+def hidden_answers_from_memory() -> str:
+    """A slow train_fast that answers the hidden speed test's inputs from memory: this repository's solutions/ show
+    their seeds (the docs say so: hidden from the notebook, not from the internet), so a student can train the slow
+    way at home once and paste the merges. Computed here with the course's own solution for brevity."""
+    import builtins
+    import hashlib
+    import random
+    import types
+
+    from autograder.course.course import CourseNotebook
+    from autograder.notebook.reference import CourseSolutions
+
+    course = CourseNotebook.load("07_fast_bpe")
+    fast = CourseSolutions(course, builtins, types.SimpleNamespace(course_patterns=set()))("train_fast")
+    source = course.tests["test_train_fast_hidden"].source
+    namespace = {"random": random}
+    exec(source[source.index("def zipf_text") : source.index("SLOWER =")], namespace)
+    known = {}
+    for seed in (71, 72):
+        text = namespace["zipf_text"](seed)
+        known[hashlib.sha256(text.encode()).hexdigest()] = fast(text, 256 + 6000)
+    return (
+        f"import hashlib\n_KNOWN = {known!r}\n"
+        "def train_fast(text, vocab_size, pattern=GPT2_PATTERN):\n"
+        "    known = _KNOWN.get(hashlib.sha256(text.encode()).hexdigest())\n"
+        "    if known is not None and vocab_size == 256 + 6000:\n"
+        "        return dict(known)\n"
+        "    return train_chunked(text, vocab_size, pattern)      # the slow, step-by-step training\n"
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the hidden speed test times train_fast on fixed seeds (71, 72), readable in this open repository's "
+    "solutions/: a slow train_fast that answers those two texts from memory is timed at a lookup and gets the "
+    "speed points. A fix belongs in solutions/07 (inputs the grader draws afresh, e.g. from secrets, for each "
+    "notebook), not done here",
+)
+def test_a_slow_train_fast_that_answers_the_hidden_inputs_from_memory_loses_the_speed_points():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from catalogue import grade_case
+
+    result = grade_case("07_fast_bpe", {"train_fast": hidden_answers_from_memory()}, until="test_train_fast_hidden")
+    failed = {t["name"]: t["message"] for t in result["tests"] if t["score"] < t["max_score"]}
+    assert "test_train_fast_hidden" in failed, failed
+
+
 LEAVE_BEHIND = (
     "import os, time\nr, w = os.pipe()\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
     "        os.write(w, str(os.getpid()).encode())\n        time.sleep(600)\n    os._exit(0)\n"
