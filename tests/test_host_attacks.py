@@ -389,6 +389,41 @@ def test_a_slow_train_fast_that_answers_the_hidden_inputs_from_memory_loses_the_
     assert "test_train_fast_hidden" in failed, failed
 
 
+PRE_FORKED_WORKER = (
+    "import os\nrequests, answers = os.pipe(), os.pipe()\nif os.fork() == 0:\n    while True:\n"
+    "        n = int(os.read(requests[0], 100))\n"
+    "        os.write(answers[1], str(sum(i * i for i in range(n))).encode())\n"
+    "def busy(n):\n    os.write(requests[1], str(n).encode())\n    return int(os.read(answers[0], 100))\n"
+    "def inline(n):\n    return sum(i * i for i in range(n))"
+)  # the work handed to a child forked long before the call, which stays alive: no process starts or ends
+
+
+@pytest.mark.parametrize("cgroups", ["on", "off"])
+def test_work_handed_to_a_child_forked_before_the_timed_call_is_in_its_figure(cgroups):
+    # own attack: the sandbox's processes are the same before and after the call (nothing is refused), so the figure
+    # must hold the child's CPU: the cgroup's, or without one the live processes' utime read from /proc
+    from bpe_course import checks
+
+    if cgroups == "off" and not (may_raise_limits() and Sandbox().resolved_mode() == "bwrap"):
+        pytest.skip("no figure is claimed here without cgroups (tested above)")
+    if cgroups == "on" and cgroup_unavailable():
+        pytest.skip("no cgroups here")
+    with KernelSession(Sandbox(cgroups=cgroups)) as session:
+        assert session.run_cell(PRE_FORKED_WORKER).error is None
+        bound = remote_of(session).bind({"busy", "inline"})
+        n = 5_000_000
+        ((result, hidden),) = bound["busy"].timed_calls([[n]])
+        ((same, inline),) = bound["inline"].timed_calls([[n]])
+    assert result == same == sum(i * i for i in range(n))
+    assert hidden >= 0.5 * inline, (hidden, inline)  # the same work: counted, whichever process did it
+
+
+def cgroup_unavailable():
+    from autograder.wall import cgroup
+
+    return cgroup.available() is not None
+
+
 LEAVE_BEHIND = (
     "import os, time\nr, w = os.pipe()\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
     "        os.write(w, str(os.getpid()).encode())\n        time.sleep(600)\n    os._exit(0)\n"

@@ -341,6 +341,8 @@ GUARANTEES = {
         "bwrap+cgroups": [
             "test_sandbox.py::test_work_done_in_a_forked_child_counts_in_a_calls_cpu_time",
             "test_sandbox.py::test_a_clock_or_an_agent_replaced_by_the_notebook_fakes_no_speed_figure",
+            "test_host_attacks.py::test_work_handed_to_a_child_forked_before_the_timed_call_is_in_its_figure",
+            "test_host_attacks.py::test_a_slow_train_fast_that_answers_the_hidden_inputs_from_memory_loses_the_speed_points",
             "test_host_attacks.py::test_a_slow_train_fast_that_pads_its_small_calls_loses_the_speed_points",
             "test_host_attacks.py::test_work_done_between_the_timed_calls_does_not_make_a_slow_train_fast_pass",
         ],
@@ -443,7 +445,9 @@ def test_without_cap_sys_resource_speed_is_left_to_the_instructor_for_real():
     # the prlimit path (RLIMIT_NPROC of the sandbox's processes set to 0 from outside) needs CAP_SYS_RESOURCE to put
     # the limits back. The speed tests without cgroups, run again in a root grader whose capability is really dropped
     # (its bounding set, so no exec gets it back): no figure is claimed, every speed check says the instructor judges
-    # it, the notebook is listed For review, and the run says so at its start
+    # it, the notebook is listed For review, and the run says so at its start. (Where the grader lacks the capability
+    # already — a container that drops it from its bounding set, as the one these tests were written on — this is the
+    # same run as the plain one, and the path with the capability, prlimit on the sandbox's processes, is untested.)
     import re
     import subprocess
     import sys
