@@ -402,8 +402,6 @@ PRE_FORKED_WORKER = (
 def test_work_handed_to_a_child_forked_before_the_timed_call_is_in_its_figure(cgroups):
     # own attack: the sandbox's processes are the same before and after the call (nothing is refused), so the figure
     # must hold the child's CPU: the cgroup's, or without one the live processes' utime read from /proc
-    from bpe_course import checks
-
     if cgroups == "off" and not (may_raise_limits() and Sandbox().resolved_mode() == "bwrap"):
         pytest.skip("no figure is claimed here without cgroups (tested above)")
     if cgroups == "on" and cgroup_unavailable():
