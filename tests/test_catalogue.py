@@ -44,14 +44,13 @@ def cases_of(notebook: str) -> dict:
 
 def costly_first(cases: dict, seconds: dict) -> dict:
     """The cases in an order that keeps both cores busy to the end: the longest first, by the CPU seconds
-    each took the last time (`seconds`, {case id: s}), else by how many tests each grades (whole gradings
-    first, then the mistakes caught latest), in the notebooks with the most to grade first."""
+    each took the last time (`seconds`, {"case id/notebook": s}), else by how many tests each grades (whole
+    gradings first, then the mistakes caught latest), in the notebooks with the most to grade first."""
     tests = {notebook: list(CourseNotebook.load(notebook).tests) for notebook in {args[0] for args in cases.values()}}
     graded = lambda args: len(tests[args[0]]) if len(args) < 5 else tests[args[0]].index(args[4]) + 1
     weight = {n: sum(graded(args) for args in cases.values() if args[0] == n) for n in tests}
-    return dict(
-        sorted(cases.items(), key=lambda item: (-seconds.get(item[0][0], 0), -weight[item[1][0]], -graded(item[1])))
-    )
+    cost = lambda item: (-seconds.get("/".join(item[0]), 0), -weight[item[1][0]], -graded(item[1]))
+    return dict(sorted(cases.items(), key=cost))
 
 
 def notebook_of(item) -> str | None:
@@ -72,7 +71,7 @@ def catalogue(request):
         if "catalogue" in getattr(item, "fixturenames", ()) and notebook_of(item)
     }
 
-    cache = request.config.cache
+    cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
     seconds = cache.get("catalogue/cpu-seconds", {}) if cache else {}
 
     class Results(dict):
@@ -83,7 +82,7 @@ def catalogue(request):
                 cases.update(cases_of(notebook))
             self.update(grade_cases(costly_first(cases, seconds)))
             if cache:
-                seconds.update({case: result["cpu"] for (case, _), result in self.items()})
+                seconds.update({"/".join(key): result["cpu"] for key, result in self.items()})
                 cache.set("catalogue/cpu-seconds", seconds)
             return self[key]
 
