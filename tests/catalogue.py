@@ -111,13 +111,13 @@ def grade_case(
     solved: bool = True,
     full: bool = False,
     until: str | None = None,
-    earlier: str = "reaching",
+    earlier: str = "all",
 ) -> dict:
     """The result of one case, as a dict (with `ran`: the cells that ran, `cpu`: the CPU seconds it took).
     With `until` (a test's grade id), the notebook is graded up to that test only: what a mistake's case
     asserts is decided there, and nothing after it needs to run (the grader never runs what no test after
-    it reads). Of the tests before it, `earlier` says which are graded: those `reaching` keeps, "all" or
-    "none"."""
+    it reads). Of the tests before it, `earlier` says which are graded: "all", those `reaching` keeps (the
+    catalogue's mistakes), or "none"."""
     started = time.process_time()
     course = CourseNotebook.load(notebook)
     case = submission(notebook, solved=solved, replace=replace)

@@ -38,7 +38,7 @@ def cases_of(notebook: str) -> dict:
             cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False)
     for case in MISTAKES:
         if case.notebook == notebook:
-            cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False, case.caught_by)
+            cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False, case.caught_by, "reaching")
     return cases
 
 
