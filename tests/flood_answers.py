@@ -1,9 +1,17 @@
-"""Run by tests/test_host_attacks.py in a process of its own (so its peak memory is the attack's): the grader's side
-of a sandbox whose every answer is a prebuilt frame at the frame cap (issue 29 item 4). Prints what it cost.
+"""Run by tests/test_host_attacks.py in a process of its own (so its peak memory and CPU are the attack's): the
+grader's side of a sandbox that floods it (issue 29 item 4), one of FLOODS; prints what it cost the grader.
 
-`flooding(limit, unit)` is the attack itself, the code a cell runs in the sandbox: test_host_attacks also puts it
-in a student's notebook (FLOOD_EVERY_ANSWER)."""
+- "answers": every answer a prebuilt frame at the frame cap (the kernel's Channel.send patched), to a function's calls;
+- "generator": the same, to the items of a generator the grader iterates (RemoteIterator asks for more and more);
+- "empty": before every answer, 65,536 empty frames for no request (4 million in 32 MiB: dropped unparsed, each one
+  cost the grader its reading);
+- "outputs": a cell whose output frames are all empty text of one stream (merged into one output, never cut by size:
+  each one parsed).
 
+`flooding(limit, unit)` is the first attack's code, run by a cell in the sandbox: test_host_attacks also puts it
+in a student's notebook (FLOOD_EVERY_ANSWER), and EMPTY_FRAMES the third's."""
+
+import contextlib
 import json
 import resource
 import sys
@@ -12,7 +20,7 @@ import time
 from autograder.notebook.evaluate import Evaluator
 from autograder.wall.remote import KernelGone, Remote
 from autograder.wall.sandbox import Sandbox
-from autograder.wall.session import KernelSession
+from autograder.wall.session import KernelDied, KernelSession
 
 PATCH = """
 import os, sys
@@ -30,6 +38,29 @@ _host.Channel.send = _send
 """
 
 
+EMPTY_FRAMES = """
+import os, sys
+_host = sys.modules["_bpe_" + "host"]
+_real, _junk = _host.Channel.send, _host.FRAME.pack(2**31 - 1, 0) * 65536
+def _send(self, sequence, message):
+    view = memoryview(_junk)
+    while view:
+        view = view[os.write(self.fd, view):]
+    return _real(self, sequence, message)
+_host.Channel.send = _send
+"""
+
+EMPTY_OUTPUTS = """
+import json, os, struct, time
+_frame = json.dumps({"kind": "text", "name": "stdout", "text": ""}).encode()
+_frames = (struct.pack(">II", SEQ | 2**31, len(_frame)) + _frame) * 4096
+while True:
+    os.write(FD, _frames)
+"""
+
+FLOODS = ("answers", "generator", "empty", "outputs")
+
+
 def flooding(limit, unit='{"S":[]}'):
     """Code that patches the sandbox's Channel.send: from then on every answer of the kernel is one prebuilt frame
     of a list of `unit` (JSON of the wire's protocol) just under `limit` bytes. Its names start with _ so that
@@ -41,18 +72,24 @@ def rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def main(unit):
-    with KernelSession(Sandbox()) as session:
-        assert session.run_cell("def f(x):\n    return x + 1").error is None
+def main(kind="answers", unit='{"S":[]}', **settings):
+    with KernelSession(Sandbox(), **settings) as session:
+        assert session.run_cell("def f(x):\n    return x + 1\ndef g():\n    while True:\n        yield 1").error is None
         remote = Remote(session, **Evaluator().limits())
-        f = remote.bind({"f"})["f"]
+        f, g = remote.bind({"f", "g"}).values()
         assert f(1) == 2
         cpu, memory, received = time.process_time(), rss(), session.received
-        session.run_cell(flooding(session.max_answer_chars, unit))
+        if kind == "outputs":
+            session.cell_timeout = 600
+            with contextlib.suppress(KernelDied):  # it floods until the sandbox is stopped
+                session.run_cell(f"FD, SEQ = {session.agent_fd}, {session.sequence + 1}\n" + EMPTY_OUTPUTS)
+        else:
+            session.run_cell(EMPTY_FRAMES if kind == "empty" else flooding(session.max_answer_chars, unit))
         calls, message = 0, None
         for _ in range(1000):
             try:
-                f(1)
+                for _ in g() if kind == "generator" else [f(1)]:
+                    calls += 1
             except KernelGone as e:
                 message = str(e)
                 break
@@ -67,7 +104,9 @@ def main(unit):
                     "calls": calls,
                     "message": message,
                     "received": session.received - received,
+                    "reading": session.reading,
                     "ceiling": session.max_received_bytes,
+                    "seconds": session.max_reading_seconds,
                     "frame": session.max_answer_chars,
                 }
             )
@@ -75,4 +114,4 @@ def main(unit):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else '{"S":[]}')
+    main(*sys.argv[1:3], **{k: json.loads(v) for k, v in (a.split("=") for a in sys.argv[3:])})

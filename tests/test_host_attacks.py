@@ -420,6 +420,40 @@ def test_a_sandbox_answering_every_request_with_a_frame_at_the_cap_costs_the_gra
     assert cost["cpu"] <= 20, cost  # about 7 CPU-s here, against 57.8 before
 
 
+def flood_cost(kind: str, *settings: str) -> dict:
+    """What one of flood_answers.FLOODS cost the grader, measured in a process of its own."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = str(Path(__file__).parent / "flood_answers.py")
+    run = subprocess.run([sys.executable, script, kind, '{"S":[]}', *settings], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("kind", ["empty", "outputs"])
+def test_a_flood_of_frames_that_cost_nothing_in_bytes_stops_at_the_graders_reading_ceiling(kind):
+    # 32 MiB of empty frames are 4 million frames: each one read (and an output one parsed) cost the grader 24 CPU-s
+    # on one notebook within max_received_bytes. Now the grader's own CPU spent reading (its thread's clock) has a
+    # ceiling per notebook, KernelSession.max_reading_seconds (lowered here to keep the test short); past it the
+    # sandbox is stopped, saying why. Without the ceiling (count_reading a no-op) this test fails: 24 CPU-s, no message
+    cost = flood_cost(kind, "max_reading_seconds=3")
+    assert "своего процессорного времени за блокнот" in (cost["message"] or ""), cost
+    assert cost["reading"] <= 3.5 and cost["cpu"] <= 3 + 3, cost  # reading, plus what the grader does around it
+    assert cost["memory"] <= 50 * 2**20, cost
+
+
+def test_a_generator_whose_every_item_is_a_frame_at_the_cap_costs_the_grader_no_more_than_its_ceiling():
+    # a generator whose every answer is the largest frame: at a 30 s test budget it cost the grader 94 CPU-s and
+    # 3.3 GB on an idle machine (more frames arrive in the same wall time). Now reading stops at the reading ceiling
+    # or the bytes' one, whichever comes first; decoding what was read is bounded by the bytes
+    cost = flood_cost("generator")
+    assert cost["message"] and ("МиБ" in cost["message"] or "процессорного времени" in cost["message"]), cost
+    assert cost["received"] <= cost["ceiling"] and cost["reading"] <= cost["seconds"] + 0.5, cost
+    assert cost["memory"] <= 80 * cost["frame"] and cost["cpu"] <= 30, cost
+
+
 def test_a_notebook_flooding_every_cell_with_output_is_kept_for_formgrader_cut_and_written_once(tmp_path):
     # 400 extra cells printing 200,000 characters each: the feedback page was capped, but the notebook kept for
     # formgrader was 77 MB, written twice (submitted/ and autograded/)

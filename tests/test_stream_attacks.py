@@ -30,14 +30,14 @@ STREAM_TESTS = [
 ]
 
 
-def stream_scores(replace: dict, cgroups: str = "auto") -> dict:
+def stream_scores(replace: dict, cgroups: str = "auto", mode: str = "auto") -> dict:
     """{test: score} of 08's streaming tests for the solved notebook with `replace`d cells, graded in a sandbox."""
     course = CourseNotebook.load(NB)
     course.tests = {name: course.tests[name] for name in STREAM_TESTS}
     with tempfile.TemporaryDirectory(prefix="bpe-stream-") as tmp:
         path = write(submission(NB, solved=True, replace=replace), Path(tmp) / f"{NB}.ipynb")
         graded = NotebookGrader(run_only_needed=True).grade(
-            course, path, lambda: KernelSession(Sandbox(cgroups=cgroups))
+            course, path, lambda: KernelSession(Sandbox(cgroups=cgroups, mode=mode))
         )
     result = asdict(graded.result)
     assert result["status"] == "graded", result["message"]
@@ -160,6 +160,17 @@ def test_memory_kept_and_hidden_from_the_processs_own_high_water_mark_still_coun
     assert kept["test_encode_lines_hidden"] < honest["test_encode_lines_hidden"]
     hidden = stream_scores({"encode_lines": HIDES_ITS_PEAK + KEEPS_LINES}, cgroups=cgroups)
     assert all(hidden[name] <= kept[name] for name in STREAM_TESTS), (hidden, kept)
+
+
+def test_without_bubblewrap_streaming_and_memory_are_still_the_graders_figures(honest, non_streaming):
+    # limits only (no bubblewrap, no cgroup): the grader still hands over every line itself and reads the memory
+    # from /proc; the kernel's faked helpers and its own reset high-water mark gain nothing there either
+    limits = {"mode": "limits", "cgroups": "off"}
+    assert stream_scores({}, **limits) == honest
+    faked = stream_scores({**NON_STREAMING, "encode_lines": FAKED_HELPERS + NON_STREAMING["encode_lines"]}, **limits)
+    assert all(faked[name] <= non_streaming[name] for name in STREAM_TESTS), (faked, non_streaming)
+    hidden = stream_scores({"encode_lines": HIDES_ITS_PEAK + KEEPS_LINES}, **limits)
+    assert hidden["test_encode_lines_hidden"] < honest["test_encode_lines_hidden"], (hidden, honest)
 
 
 def test_the_grader_counts_the_lines_it_handed_over_not_what_the_kernel_claims():

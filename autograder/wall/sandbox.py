@@ -348,6 +348,8 @@ def main(argv: list[str]) -> None:
         write_etc(Path(config["etc"]), config["uid"])
         command = bwrap_command(config, kernel)
         os.execv(command[0], command)
+    # limits only: the process limit is the grading user's (it counts all of that user's processes; root is exempt)
+    resource.setrlimit(resource.RLIMIT_NPROC, (config["processes"], config["processes"]))
     os.execve(sys.executable, kernel, config["env"])
 
 

@@ -92,7 +92,16 @@ class KernelSession(LoggingConfigurable):
         "6.2 MB, 08 with its lines handed over one by one). Past it the sandbox is stopped, and what "
         "is left of the notebook fails saying why: so decoding, parsing and storing one notebook's "
         "answers costs the grader at most this many "
-        "bytes received (and, at the grader's worst rate, about 10 CPU-s on a 2020 core).",
+        "bytes received; its CPU is bounded by max_reading_seconds.",
+    ).tag(config=True)
+    max_reading_seconds = Float(
+        15,
+        help="The grader's ceiling per notebook on its own CPU time (the reading thread's clock: waiting for "
+        "the sandbox does not count) spent reading, parsing and keeping what its sandbox sends — frames, "
+        "answers, cells' outputs, dropped frames too. Bytes alone do not bound it: 32 MiB of empty frames "
+        "are 4 million frames. Past it the sandbox is stopped, and what is left of the notebook fails "
+        "saying why (the course's most talkative notebook, a solved 08, spends about 3 CPU-s here: its 34,000 "
+        "frames of lines handed over one by one).",
     ).tag(config=True)
 
     def __init__(self, sandbox: Sandbox, **kwargs):
@@ -104,6 +113,7 @@ class KernelSession(LoggingConfigurable):
         self.agent_fd = -1  # the sandbox's end, as a file descriptor there
         self.sequence = 0
         self.received = 0  # bytes of frames the sandbox sent in this notebook (max_received_bytes)
+        self.reading = 0.0  # the grader's CPU seconds spent reading them (max_reading_seconds)
         self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))
         self.uid: int | None = None
         self.cgroup = None  # autograder.wall.cgroup.SandboxCgroup, where the host has them
@@ -371,17 +381,33 @@ class KernelSession(LoggingConfigurable):
         """The answer to request `sequence`; its output frames go to `outputs`, its Yielded frames to `feed`
         (whose reply is sent back), other frames (an answer given up on, or one nobody asked for) are dropped."""
         while True:
+            started = time.thread_time()
             got, data = self.read_frame(deadline, limit)
             if got == sequence | OUTPUT:
                 if outputs is not None:
                     outputs.add_frame(data)
             elif got == sequence:
                 answer = protocol.read(data)
+                self.count_reading(started)
                 if feed is None or not isinstance(answer, protocol.Yielded):
                     return answer
                 reply = feed(answer)
                 if answer.wants_line:
                     self.send(sequence, protocol.dumps(reply or protocol.NoMoreLines()), self.interrupt_grace)
+                continue  # the grader's own work on the reply (the lines it hands over) is not reading
+            self.count_reading(started)
+
+    def count_reading(self, started: float) -> None:
+        """Add the grader's CPU since `started` (its thread's clock) to what reading this notebook cost it; past
+        max_reading_seconds the sandbox is stopped."""
+        self.reading += time.thread_time() - started
+        if self.reading > self.max_reading_seconds:
+            self.kill(
+                f"проверка потратила на чтение того, что прислало ядро Python, больше {self.max_reading_seconds:g} с "
+                "своего процессорного времени за блокнот (решённому блокноту курса хватает нескольких секунд), и "
+                "ядро было остановлено"
+            )
+            raise KernelDied(self.dead)
 
     def read_frame(self, deadline: float, limit: str) -> tuple[int, bytes]:
         sequence, size = FRAME.unpack(self.receive(FRAME.size, deadline, limit))
