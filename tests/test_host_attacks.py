@@ -339,6 +339,89 @@ def test_a_slow_train_fast_that_pads_its_small_calls_loses_the_speed_points():
     assert "обучение не пошаговое" in failed.get("test_train_fast_hidden", ""), failed
 
 
+def hidden_answers_from_memory() -> str:
+    """A slow train_fast that answers the hidden speed test's inputs from memory: this repository's solutions/ show
+    their seeds (the docs say so: hidden from the notebook, not from the internet), so a student can train the slow
+    way at home once and paste the merges. Computed here with the course's own solution for brevity."""
+    import builtins
+    import hashlib
+    import random
+    import types
+
+    from autograder.course.course import CourseNotebook
+    from autograder.notebook.reference import CourseSolutions
+
+    course = CourseNotebook.load("07_fast_bpe")
+    fast = CourseSolutions(course, builtins, types.SimpleNamespace(course_patterns=set()))("train_fast")
+    source = course.tests["test_train_fast_hidden"].source
+    namespace = {"random": random}
+    exec(source[source.index("def zipf_text") : source.index("SLOWER =")], namespace)
+    known = {}
+    for seed in (71, 72):
+        text = namespace["zipf_text"](seed)
+        known[hashlib.sha256(text.encode()).hexdigest()] = fast(text, 256 + 6000)
+    return (
+        f"import hashlib\n_KNOWN = {known!r}\n"
+        "def train_fast(text, vocab_size, pattern=GPT2_PATTERN):\n"
+        "    known = _KNOWN.get(hashlib.sha256(text.encode()).hexdigest())\n"
+        "    if known is not None and vocab_size == 256 + 6000:\n"
+        "        return dict(known)\n"
+        "    return train_chunked(text, vocab_size, pattern)      # the slow, step-by-step training\n"
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the hidden speed test times train_fast on fixed seeds (71, 72), readable in this open repository's "
+    "solutions/: a slow train_fast that answers those two texts from memory is timed at a lookup and gets the "
+    "speed points. A fix belongs in solutions/07 (inputs the grader draws afresh, e.g. from secrets, for each "
+    "notebook), not done here",
+)
+def test_a_slow_train_fast_that_answers_the_hidden_inputs_from_memory_loses_the_speed_points():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from catalogue import grade_case
+
+    result = grade_case("07_fast_bpe", {"train_fast": hidden_answers_from_memory()}, until="test_train_fast_hidden")
+    failed = {t["name"]: t["message"] for t in result["tests"] if t["score"] < t["max_score"]}
+    assert "test_train_fast_hidden" in failed, failed
+
+
+PRE_FORKED_WORKER = (
+    "import os\nrequests, answers = os.pipe(), os.pipe()\nif os.fork() == 0:\n    while True:\n"
+    "        n = int(os.read(requests[0], 100))\n"
+    "        os.write(answers[1], str(sum(i * i for i in range(n))).encode())\n"
+    "def busy(n):\n    os.write(requests[1], str(n).encode())\n    return int(os.read(answers[0], 100))\n"
+    "def inline(n):\n    return sum(i * i for i in range(n))"
+)  # the work handed to a child forked long before the call, which stays alive: no process starts or ends
+
+
+@pytest.mark.parametrize("cgroups", ["on", "off"])
+def test_work_handed_to_a_child_forked_before_the_timed_call_is_in_its_figure(cgroups):
+    # own attack: the sandbox's processes are the same before and after the call (nothing is refused), so the figure
+    # must hold the child's CPU: the cgroup's, or without one the live processes' utime read from /proc
+    if cgroups == "off" and not (may_raise_limits() and Sandbox().resolved_mode() == "bwrap"):
+        pytest.skip("no figure is claimed here without cgroups (tested above)")
+    if cgroups == "on" and cgroup_unavailable():
+        pytest.skip("no cgroups here")
+    with KernelSession(Sandbox(cgroups=cgroups)) as session:
+        assert session.run_cell(PRE_FORKED_WORKER).error is None
+        bound = remote_of(session).bind({"busy", "inline"})
+        n = 5_000_000
+        ((result, hidden),) = bound["busy"].timed_calls([[n]])
+        ((same, inline),) = bound["inline"].timed_calls([[n]])
+    assert result == same == sum(i * i for i in range(n))
+    assert hidden >= 0.5 * inline, (hidden, inline)  # the same work: counted, whichever process did it
+
+
+def cgroup_unavailable():
+    from autograder.wall import cgroup
+
+    return cgroup.available() is not None
+
+
 LEAVE_BEHIND = (
     "import os, time\nr, w = os.pipe()\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
     "        os.write(w, str(os.getpid()).encode())\n        time.sleep(600)\n    os._exit(0)\n"
@@ -439,7 +522,8 @@ def test_a_flood_of_frames_that_cost_nothing_in_bytes_stops_at_the_graders_readi
     # ceiling per notebook, KernelSession.max_reading_seconds (lowered here to keep the test short); past it the
     # sandbox is stopped, saying why. Without the ceiling (count_reading a no-op) this test fails: 24 CPU-s, no message
     cost = flood_cost(kind, "max_reading_seconds=3")
-    assert "своего процессорного времени за блокнот" in (cost["message"] or ""), cost
+    # the reading ceiling stops it (or, should reading ever get that cheap, the bytes' one first)
+    assert cost["message"] and ("процессорного времени за блокнот" in cost["message"] or "МиБ" in cost["message"]), cost
     assert cost["reading"] <= 3.5 and cost["cpu"] <= 3 + 3, cost  # reading, plus what the grader does around it
     assert cost["memory"] <= 50 * 2**20, cost
 

@@ -341,6 +341,8 @@ GUARANTEES = {
         "bwrap+cgroups": [
             "test_sandbox.py::test_work_done_in_a_forked_child_counts_in_a_calls_cpu_time",
             "test_sandbox.py::test_a_clock_or_an_agent_replaced_by_the_notebook_fakes_no_speed_figure",
+            "test_host_attacks.py::test_work_handed_to_a_child_forked_before_the_timed_call_is_in_its_figure",
+            "test_host_attacks.py::test_a_slow_train_fast_that_answers_the_hidden_inputs_from_memory_loses_the_speed_points",
             "test_host_attacks.py::test_a_slow_train_fast_that_pads_its_small_calls_loses_the_speed_points",
             "test_host_attacks.py::test_work_done_between_the_timed_calls_does_not_make_a_slow_train_fast_pass",
         ],
@@ -368,11 +370,67 @@ GUARANTEES = {
         "bwrap": [
             "test_stream_attacks.py::test_without_cgroups_an_honest_streaming_solution_keeps_full_marks",
             "test_stream_attacks.py::test_memory_kept_and_hidden_from_the_processs_own_high_water_mark_still_counts",
+            "test_stream_attacks.py::test_lines_kept_in_a_file_in_memory_still_count",
         ],
         "limits": [
             "test_stream_attacks.py::test_without_bubblewrap_streaming_and_memory_are_still_the_graders_figures",
         ],
     },
+}
+
+
+# issue 29's table of what was tried (against main at 05ce9d8), each row → the attack tests that now hold it
+ISSUE_29_ATTACKS = {
+    "07: slow train_fast/encode_fast padded only in the small timed call": [
+        "test_host_attacks.py::test_a_slow_train_fast_that_pads_its_small_calls_loses_the_speed_points",
+        "test_host_attacks.py::test_work_done_between_the_timed_calls_does_not_make_a_slow_train_fast_pass",
+    ],
+    "07: every count rescanned at every merge (O(K·P))": [
+        "test_catalogue.py::test_each_known_mistake_loses_points_in_its_test",  # nb07_train_fast_rescans_every_count
+    ],
+    "07 without cgroups: work in a child after signal(SIGCHLD, SIG_IGN)": [
+        "test_host_attacks.py::test_without_cgroups_no_work_hides_from_a_timed_call_in_processes_the_grader_does_not_see",
+        "test_modes.py::test_without_cap_sys_resource_speed_is_left_to_the_instructor_for_real",
+    ],
+    "07: a correct solution whose timed calls take 9 CPU-s ran out of a wall-clock regex budget": [
+        "test_regex_budget.py::test_time_spent_waiting_for_the_kernel_is_not_the_regex_budget",
+        "test_regex_budget.py::test_a_pattern_the_course_wrote_that_runs_out_is_the_graders_fault_not_a_failed_test",
+    ],
+    "the same budget on a busy machine (load 17–23)": [
+        "test_regex_budget.py::test_a_budget_counts_the_graders_cpu_in_its_regex_calls_only",
+        "test_regex_budget.py::test_a_notebook_whose_course_pattern_runs_out_is_an_error_to_retry",
+    ],  # and bench/bench_speed_checks.py for the speed ratios at load 20 (a benchmark, not a test)
+    "08: non-streaming encode_iterable with the kernel's timeline/stream_memory replaced": [
+        "test_stream_attacks.py::test_a_non_streaming_solution_with_the_kernels_measures_faked_scores_no_more_than_its_honest_figure",
+        "test_stream_attacks.py::test_without_bubblewrap_streaming_and_memory_are_still_the_graders_figures",
+        "test_stream_attacks.py::test_lines_kept_in_a_file_in_memory_still_count",
+    ],
+    "every answer of the kernel a prebuilt 16 MiB frame (Channel.send / wire.encode patched)": [
+        "test_host_attacks.py::test_a_sandbox_answering_every_request_with_a_frame_at_the_cap_costs_the_grader_no_more_than_its_ceiling",
+        "test_host_attacks.py::test_a_notebook_whose_kernel_floods_every_answer_is_graded_keeping_its_honest_tests",
+        "test_host_attacks.py::test_a_flood_of_frames_that_cost_nothing_in_bytes_stops_at_the_graders_reading_ceiling",
+    ],
+    "a generator whose every item is a 16 MiB frame": [
+        "test_host_attacks.py::test_a_generator_whose_every_item_is_a_frame_at_the_cap_costs_the_grader_no_more_than_its_ceiling",
+    ],
+    "400 extra cells printing 200,000 characters each": [
+        "test_host_attacks.py::test_a_notebook_flooding_every_cell_with_output_is_kept_for_formgrader_cut_and_written_once",
+    ],
+    "a Moodle display name =HYPERLINK(…) (CSV injection)": [
+        "test_csv_injection.py::test_every_csv_opens_as_text_and_the_importers_read_the_same",
+    ],
+    "quiz answers bound through import __main__": [
+        "test_main_namespace.py::test_answers_bound_through_main_are_what_the_tests_read",
+    ],
+    "a deleted visible test and a hidden test rewritten as pass": [
+        "test_tampering.py::test_each_kind_of_tampering_is_listed_for_review_and_graded_from_the_course",
+    ],
+    "forged typed answers (wrong kinds, sent ahead, oversize fields; agent.handle / Channel.send / wire.encode)": [
+        "test_forged_answers.py::test_a_call_answered_with_a_message_of_another_kind_is_no_result",
+        "test_forged_answers.py::test_answers_sent_ahead_for_later_requests_never_answer_the_request_being_read",
+        "test_forged_answers.py::test_answers_with_oversize_fields_are_cut_to_the_failure_messages_limit_in_a_graded_notebook",
+        "test_forged_answers.py::test_values_the_kernel_encodes_its_own_way_are_refused_by_the_graders_reader",
+    ],
 }
 
 
@@ -409,6 +467,10 @@ def test_every_row_of_the_table_of_guarantees_is_mapped_to_tests_that_exist():
     for path in (ROOT / "tests").glob("test_*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         defined[path.name] = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    for row, tests in ISSUE_29_ATTACKS.items():
+        for test in tests:
+            file, name = test.split("::")
+            assert name in defined.get(file, set()), f"issue 29: {row}: {test} does not exist"
     for key, modes in mapped.items():
         for mode, tests in modes.items():
             assert tests, (key, mode)
@@ -442,7 +504,9 @@ def test_without_cap_sys_resource_speed_is_left_to_the_instructor_for_real():
     # the prlimit path (RLIMIT_NPROC of the sandbox's processes set to 0 from outside) needs CAP_SYS_RESOURCE to put
     # the limits back. The speed tests without cgroups, run again in a root grader whose capability is really dropped
     # (its bounding set, so no exec gets it back): no figure is claimed, every speed check says the instructor judges
-    # it, the notebook is listed For review, and the run says so at its start
+    # it, the notebook is listed For review, and the run says so at its start. (Where the grader lacks the capability
+    # already — a container that drops it from its bounding set, as the one these tests were written on — this is the
+    # same run as the plain one, and the path with the capability, prlimit on the sandbox's processes, is untested.)
     import re
     import subprocess
     import sys

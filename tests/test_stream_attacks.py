@@ -162,6 +162,37 @@ def test_memory_kept_and_hidden_from_the_processs_own_high_water_mark_still_coun
     assert all(hidden[name] <= kept[name] for name in STREAM_TESTS), (hidden, kept)
 
 
+# ... or keeps every line in a file that lives in memory but in no process: a memfd, or its private /tmp (bubblewrap's
+# is a memory file system). Without a cgroup that hid from every figure: 2/2 on test_encode_lines_hidden
+KEEPS_LINES_IN_A_FILE = """
+import os
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
+    cache, tail = {}, ""
+    if KIND == "memfd":
+        kept = os.memfd_create("kept")
+    else:
+        kept = os.open("/tmp/kept-%d" % id(lines), os.O_RDWR | os.O_CREAT, 0o600)
+    for line in lines:
+        os.write(kept, line.encode())
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            yield from encode_chunk(chunk, merges, cache)
+        tail = "".join(chunks[-2:])
+    os.close(kept)
+    for chunk in pretokenize(tail, pattern):
+        yield from encode_chunk(chunk, merges, cache)
+"""
+
+
+@pytest.mark.parametrize("kind", ["memfd", "tmp"])
+@pytest.mark.parametrize("cgroups", ["auto", "off"])
+def test_lines_kept_in_a_file_in_memory_still_count(kind, cgroups, honest):
+    # KernelSession.memory_in_files: the memfds the cells' process holds and what the sandbox's memory file systems
+    # hold, read from outside at every sample, added to the processes' figures
+    kept = stream_scores({"encode_lines": f"KIND = {kind!r}\n" + KEEPS_LINES_IN_A_FILE}, cgroups=cgroups)
+    assert kept["test_encode_lines_hidden"] < honest["test_encode_lines_hidden"], (kept, honest)
+
+
 def test_without_bubblewrap_streaming_and_memory_are_still_the_graders_figures(honest, non_streaming):
     # limits only (no bubblewrap, no cgroup): the grader still hands over every line itself and reads the memory
     # from /proc; the kernel's faked helpers and its own reset high-water mark gain nothing there either

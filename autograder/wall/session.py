@@ -221,6 +221,7 @@ class KernelSession(LoggingConfigurable):
         """Start watching the sandbox's memory from outside (see `memory_growth`)."""
         mark: dict = {"processes": {}, "seen": set(self.sandbox_processes())}
         mark["host"] = mark["most"] = process_memory(self.host_pid).get("VmRSS")
+        mark["files"] = mark["files_most"] = self.memory_in_files(mark["seen"])
         if self.cgroup is not None:
             mark["cgroup"] = self.cgroup.watch_peak()
         for pid in mark["seen"]:
@@ -235,17 +236,21 @@ class KernelSession(LoggingConfigurable):
             now = process_memory(self.host_pid).get("VmRSS")
             if now is not None:
                 mark["most"] = max(mark["most"], now)
+        mark["files_most"] = max(mark["files_most"], self.memory_in_files([self.host_pid]))
 
     def memory_growth(self, mark: dict) -> int | None:
         """The most memory (bytes) the sandbox took at once since `mark`, over what it held then, read from
         outside: its cgroup's peak (which nothing in the sandbox may reset), the high-water mark of each of its
         processes (reset by the grader through /proc/PID/clear_refs — which the process itself could reset
         too), and the most the cells' process held whenever the grader looked (`memory_sample`); the largest
-        of them, None when none works."""
+        of them, None when none works. The memory its files took meanwhile (`memory_in_files`), which no process's
+        resident memory shows, is added to the processes' figures (the cgroup's peak counts it already)."""
         figures = []
         if mark.get("most") is not None:
             self.memory_sample(mark)
-            figures.append(mark["most"] - mark["host"])
+        in_files = max(mark["files_most"], self.memory_in_files(self.sandbox_processes())) - mark["files"]
+        if mark.get("most") is not None:
+            figures.append(mark["most"] - mark["host"] + in_files)
         if mark.get("cgroup") is not None:
             grown = self.cgroup.peak_since(mark["cgroup"])
             if grown is not None:
@@ -256,8 +261,38 @@ class KernelSession(LoggingConfigurable):
             peaks = {pid: high_water_mark(pid) for pid in now}
             before = sum(rss for pid, rss in mark["processes"].items() if peaks.get(pid) is not None)
             if peaks.get(self.host_pid) is not None and self.host_pid in mark["processes"]:
-                figures.append(sum(p for p in peaks.values() if p is not None) - before)
+                figures.append(sum(p for p in peaks.values() if p is not None) - before + in_files)
         return max(figures) if figures else None
+
+    def memory_in_files(self, pids) -> int:
+        """Bytes the sandbox holds in memory that is in no process's resident memory: the memfd files open in
+        `pids` (each counted once), and under bubblewrap what its own /tmp and /dev (memory file systems) hold.
+        Without a cgroup, lines kept in such a file hid from every other figure (tests/test_stream_attacks.py)."""
+        total, seen = 0, set()
+        for pid in pids:
+            try:
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                continue
+            for fd in fds:
+                path = f"/proc/{pid}/fd/{fd}"
+                try:
+                    if not os.readlink(path).startswith("/memfd:"):
+                        continue
+                    stat = os.stat(path)
+                except OSError:
+                    continue
+                if (stat.st_dev, stat.st_ino) not in seen:
+                    seen.add((stat.st_dev, stat.st_ino))
+                    total += stat.st_blocks * 512
+        if self.sandbox.resolved_mode() == "bwrap" and self.host_pid is not None:
+            for folder in ("tmp", "dev"):
+                try:
+                    fs = os.statvfs(f"/proc/{self.host_pid}/root/{folder}")
+                except OSError:
+                    continue
+                total += (fs.f_blocks - fs.f_bfree) * fs.f_frsize
+        return total
 
     def cpu_clock(self) -> float | None:
         """CPU seconds the sandbox has used, read from outside it, where nothing in it can set them: its
