@@ -19,7 +19,10 @@ _real_handle = _agent.Agent.handle
 _KINDS, _NAMES, _FORGED = set(), None, None
 def _handle(self, request):
     if request.kind in _KINDS and (_NAMES is None or getattr(request, "name", None) in _NAMES):
-        return _FORGED(request)
+        try:
+            return _FORGED(request)
+        except Exception as e:  # a forgery this protocol cannot build: said, not a dead kernel
+            return _protocol.Error.agent(f"the forgery failed: {e!r}")
     return _real_handle(self, request)
 _agent.Agent.handle = _handle
 """
@@ -50,7 +53,7 @@ WRONG_FOR_A_CALL = {
     "function": "_protocol.Function()",
     "missing": "_protocol.Missing()",
     "stop": "_protocol.Stop()",
-    "line": "_protocol.Line(value=2)",  # a reply of the grader's own direction
+    "reply": "_protocol.NoMoreLines()",  # a reply of the grader's own direction
     "request": "_protocol.Call(name='f', args=[])",  # a request, sent back
 }
 
@@ -59,7 +62,7 @@ WRONG_FOR_A_CALL = {
 def test_a_call_answered_with_a_message_of_another_kind_is_no_result(forger, forged):
     # defence: Remote.result reads a call's answer by its kind (Value, Iterator, Unsupported, Timeout, Error) and
     # fails the check on anything else; protocol.read takes answers only. Weakened (Remote.result returning None for
-    # any other kind), every case but "line" and "request" fails: the call "returns" None (those two are no answer at
+    # any other kind), every case but "reply" and "request" fails: the call "returns" None (those two are no answer at
     # all, and protocol.read already refuses them)
     f = remote_of(forger).bind({"f"})["f"]
     assert f(1) == 2
