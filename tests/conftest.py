@@ -9,6 +9,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import autograder  # noqa: F401  first, before nbformat: its __init__ spares each test process rfc3987_syntax's ~1 CPU-s
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

@@ -26,27 +26,64 @@ def failed_tests(result):
     return {t["name"]: t for t in result["tests"] if t["score"] < t["max_score"]}
 
 
+def cases_of(notebook: str) -> dict:
+    """{(case id, notebook): grade_case's arguments} of one notebook: its solution, its untouched notebook, its
+    alternatives (graded whole), its mistakes (graded up to the test that must catch them)."""
+    cases = {
+        ("solved", notebook): (notebook, {}, True, False),
+        ("untouched", notebook): (notebook, {}, False, False),
+    }
+    for case in ALTERNATIVES:
+        if case.notebook == notebook:
+            cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False)
+    for case in MISTAKES:
+        if case.notebook == notebook:
+            cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False, case.caught_by, "reaching")
+    return cases
+
+
+def costly_first(cases: dict, seconds: dict) -> dict:
+    """The cases in an order that keeps both cores busy to the end: the longest first, by the CPU seconds
+    each took the last time (`seconds`, {"case id/notebook": s}), else by how many tests each grades (whole
+    gradings first, then the mistakes caught latest), in the notebooks with the most to grade first."""
+    tests = {notebook: list(CourseNotebook.load(notebook).tests) for notebook in {args[0] for args in cases.values()}}
+    graded = lambda args: len(tests[args[0]]) if len(args) < 5 else tests[args[0]].index(args[4]) + 1
+    weight = {n: sum(graded(args) for args in cases.values() if args[0] == n) for n in tests}
+    cost = lambda item: (-seconds.get("/".join(item[0]), 0), -weight[item[1][0]], -graded(item[1]))
+    return dict(sorted(cases.items(), key=cost))
+
+
+def notebook_of(item) -> str | None:
+    """The notebook whose catalogue a selected test reads, if it reads one."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    case = params.get("mistake") or params.get("alternative")
+    return case.notebook if case is not None else params.get("notebook")
+
+
 @pytest.fixture(scope="session")
-def catalogue():
-    """{(case id, notebook): result}, each notebook's cases graded the first time a test asks for one of
-    them: `-k 03_` (make check-notebook NB=03) grades only notebook 03's cases."""
-    graded = {}
+def catalogue(request):
+    """{(case id, notebook): result}: the cases of every notebook a selected test reads, graded together the
+    first time one is asked for (one pool, the costly cases first), so `-k 03_` (make check-notebook NB=03)
+    grades only notebook 03's cases."""
+    wanted = {
+        notebook_of(item)
+        for item in request.session.items
+        if "catalogue" in getattr(item, "fixturenames", ()) and notebook_of(item)
+    }
+
+    cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
+    seconds = cache.get("catalogue/cpu-seconds", {}) if cache else {}
 
     class Results(dict):
         def __missing__(self, key):
-            notebook = key[1]
-            cases = {
-                ("solved", notebook): (notebook, {}, True, False),
-                ("untouched", notebook): (notebook, {}, False, False),
-            }
-            for case in ALTERNATIVES:
-                if case.notebook == notebook:
-                    cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False)
-            for case in MISTAKES:  # graded up to the test that must catch it
-                if case.notebook == notebook:
-                    cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False, case.caught_by)
-            graded.update(grade_cases(cases))
-            self.update(graded)
+            notebooks = wanted | {key[1]} if not self else {key[1]}
+            cases = {}
+            for notebook in sorted(notebooks):
+                cases.update(cases_of(notebook))
+            self.update(grade_cases(costly_first(cases, seconds)))
+            if cache:
+                seconds.update({"/".join(key): result["cpu"] for key, result in self.items()})
+                cache.set("catalogue/cpu-seconds", seconds)
             return self[key]
 
     return Results()
@@ -114,3 +151,51 @@ def test_an_edit_that_no_longer_fits_its_solution_fails_loudly():
         edited("01_hand_example", "count_pairs", ("counts", "x"))
     with pytest.raises(EditError, match="no solution cell"):
         solution("01_hand_example", "no_such_cell")
+
+
+def test_a_mistake_is_graded_with_the_earlier_tests_that_reach_what_it_changes():
+    """A mistake's case grades its catching test and, of the tests before it, those that may see what the
+    replaced cell changes (tests/catalogue.py `reaching`); tests/test_proof.py grades every mistake with
+    all of them too and finds the same verdict."""
+    from catalogue import reaching
+
+    course = CourseNotebook.load("06_vocab_size")
+    by_id = {m.id: m for m in MISTAKES}
+
+    def kept(mistake_id, source=None):
+        m = by_id[mistake_id]
+        replace = {m.cell: source or m.source}
+        return reaching(course, submission(m.notebook, replace=replace), replace, m.caught_by)
+
+    # smallest_vocab's visible test calls it before the hidden one: its memo then holds that call's answer
+    assert kept("nb06_smallest_vocab_remembers_answers") == ["test_smallest_vocab", "test_smallest_vocab_hidden"]
+    # embedding_params reads nothing the tests before it see: none of them runs
+    assert kept("nb06_embedding_float") == ["test_embedding_params"]
+    # a broken bytes_per_token changes what the tests after its cell see, the experiment's among them
+    assert kept("nb06_experiment_broken_bytes_per_token") == [
+        "test_bytes_per_token",
+        "test_bytes_per_token_hidden",
+        "test_english_experiment",
+    ]
+    # a cell that changes what its code cannot show (globals(), a rebound builtin): every earlier test runs
+    doubtful = by_id["nb06_embedding_float"].source + "\nglobals()['ru_merges'] = {}\n"
+    rebound = by_id["nb06_embedding_float"].source + "\nlen = lambda x: 0\n"
+    everything = list(course.tests)[: list(course.tests).index("test_embedding_params") + 1]
+    assert kept("nb06_embedding_float", doubtful) == kept("nb06_embedding_float", rebound) == everything
+
+
+def test_a_mistake_whose_state_comes_from_an_earlier_test_is_caught_only_with_that_test():
+    """smallest_vocab that remembers its answers by (text, target) fails its hidden test with the catalogue's
+    message because the visible test ran first; graded with the catching test alone it fails for another
+    reason, so an `until` that dropped every earlier test would lose this mistake's proof."""
+    from catalogue import grade_case
+
+    m = next(m for m in MISTAKES if m.id == "nb06_smallest_vocab_remembers_answers")
+    messages = {
+        earlier: failed_tests(grade_case(m.notebook, {m.cell: m.source}, until=m.caught_by, earlier=earlier))
+        .get(m.caught_by, {})
+        .get("message", "")
+        for earlier in ("none", "reaching")
+    }
+    assert m.message in messages["reaching"]
+    assert messages["none"] and m.message not in messages["none"]

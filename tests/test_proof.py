@@ -6,16 +6,21 @@ whole lesson's only through those tags, which are the course's, not the student'
 and each untouched notebook is graded twice, in-process — skipping the tagged demonstrations, and
 running the whole lesson — with the same scores and messages (tests/test_release.py checks
 statically that no tagged cell is needed). The solved student notebooks are also run top to
-bottom, as a student would run them.
+bottom, as a student would run them. Each catalogued mistake, which the catalogue grades with only the
+earlier tests that reach what it changes (tests/catalogue.py `reaching`), is graded with every test before
+its catching test too, with the same verdict there.
 """
 
+import functools
+import re
 from dataclasses import dataclass
 
 import pytest
-from catalogue import grade_cases
+from catalogue import grade_cases, reaching
+from mistakes import MISTAKES
 from nbclient import NotebookClient
 
-from autograder.course.course import NOTEBOOKS, course_notebooks
+from autograder.course.course import NOTEBOOKS, CourseNotebook, course_notebooks
 from autograder.course.simulate import submission
 
 pytestmark = pytest.mark.proof
@@ -70,3 +75,50 @@ def test_a_solved_student_notebook_runs_top_to_bottom_with_its_visible_tests(not
         if o.output_type == "error"
     ]
     assert not errors, errors
+
+
+@functools.cache
+def dropped(mistake) -> bool:
+    """Whether the catalogue leaves out any test before the mistake's catching test (else it grades it whole)."""
+    course = CourseNotebook.load(mistake.notebook)
+    replace = {mistake.cell: mistake.source}
+    kept = reaching(course, submission(mistake.notebook, replace=replace), replace, mistake.caught_by)
+    return kept != list(course.tests)[: list(course.tests).index(mistake.caught_by) + 1]
+
+
+@pytest.fixture(scope="module")
+def mistakes_both_ways():
+    """{(mistake id, "reaching" or "all"): result}, a notebook's mistakes graded when one is first asked for;
+    both ways only where `reaching` leaves a test out (otherwise the two are the same grading)."""
+
+    class Results(dict):
+        def __missing__(self, key):
+            notebook = next(m.notebook for m in MISTAKES if m.id == key[0])
+            self.update(
+                grade_cases(
+                    {
+                        (m.id, earlier): (m.notebook, {m.cell: m.source}, True, False, m.caught_by, earlier)
+                        for m in MISTAKES
+                        if m.notebook == notebook and dropped(m)
+                        for earlier in ("reaching", "all")
+                    }
+                )
+            )
+            return self[key]
+
+    return Results()
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=lambda m: m.id)
+def test_a_mistake_graded_with_only_the_tests_that_reach_it_has_the_same_verdict(mistakes_both_ways, mistake):
+    """The catching test scores the same, with the same message (its measured figures aside), whether the
+    tests before it that `reaching` leaves out run or not."""
+    if not dropped(mistake):
+        return  # the catalogue grades every test before the catching one: nothing to compare
+    verdict = lambda earlier: next(
+        t for t in mistakes_both_ways[mistake.id, earlier]["tests"] if t["name"] == mistake.caught_by
+    )
+    reduced, every = verdict("reaching"), verdict("all")
+    figures = lambda message: re.sub(r"\d+(?:[.,]\d+)?", "#", message)
+    assert reduced["score"] == every["score"], (reduced, every)
+    assert figures(reduced["message"]) == figures(every["message"]), (reduced, every)
