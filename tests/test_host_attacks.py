@@ -262,15 +262,15 @@ def test_json_data_under_a_mime_type_nbformat_does_not_take_as_json_is_left_out(
 
 
 POUR = """
-import json, os, struct, time
+import json, os, struct
 frames = b""
 for name in ("stdout", "stderr") * 500:
     data = json.dumps({"kind": "text", "name": name, "text": ""}).encode()
     frames += struct.pack(">II", SEQ | 2**31, len(data)) + data
-end, sent = time.monotonic() + 2, 0
-while time.monotonic() < end:
-    os.write(FD, frames)
-    sent += 1000
+sent = 0
+while sent < 4 * 2**20:                 # 4 MiB of empty outputs: a count of bytes, not of seconds, so a busy machine
+    os.write(FD, frames)                 # (whose grader reads slowly) pours as much as an idle one
+    sent += len(frames)
 print(sent)
 """
 
