@@ -37,6 +37,7 @@ NB ?= 01
 check-notebook: $(STAMP)  ## one notebook while you write it: make check-notebook NB=02 (release, its catalogue)
 	$(PY) -m autograder release
 	$(PY) -m pytest -n0 -q tests/test_catalogue.py tests/test_release.py tests/test_course_order.py tests/test_cost_once.py \
+		tests/test_test_cell_names.py \
 		-k "$(NB)_ or nb$(NB)_"
 
 proof: $(STAMP)    ## the slow proofs: every lesson run whole, solved and untouched (CI runs it too)

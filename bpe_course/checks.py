@@ -10,6 +10,7 @@ import contextvars
 import copy
 import gc
 import math
+import secrets
 import signal
 import threading
 import time
@@ -331,6 +332,18 @@ def computed_once(fn, *args):
             _computed.clear()
         _computed[key] = fn(*args)
     return copy.deepcopy(_computed[key])
+
+
+_drawn = secrets.randbits(64)  # drawn when the checks are imported: in the grader, never in the sandbox
+
+
+def fresh_seed(seed: int) -> int:
+    """A seed for a hidden test's generated input that nobody knows ahead: the course is open, so a test
+    that trains on random.Random(71) can be answered by a notebook that stored the answer for 71. The
+    number is `seed` mixed with a value drawn when this module is imported, so it differs from one
+    grading process to the next (the sandbox's own import draws another) and stays the same within
+    one, where computed_once then shares the course's work between notebooks."""
+    return (_drawn ^ seed * 0x9E3779B97F4A7C15) % 2**64
 
 
 _process_time = time.process_time  # taken when the checks are imported, before a notebook's own code

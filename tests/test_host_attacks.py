@@ -262,15 +262,15 @@ def test_json_data_under_a_mime_type_nbformat_does_not_take_as_json_is_left_out(
 
 
 POUR = """
-import json, os, struct, time
+import json, os, struct
 frames = b""
 for name in ("stdout", "stderr") * 500:
     data = json.dumps({"kind": "text", "name": name, "text": ""}).encode()
     frames += struct.pack(">II", SEQ | 2**31, len(data)) + data
-end, sent = time.monotonic() + 2, 0
-while time.monotonic() < end:
-    os.write(FD, frames)
-    sent += 1000
+sent = 0
+while sent < 4 * 2**20:                 # 4 MiB of empty outputs: a count of bytes, not of seconds, so a busy machine
+    os.write(FD, frames)                 # (whose grader reads slowly) pours as much as an idle one
+    sent += len(frames)
 print(sent)
 """
 
@@ -342,7 +342,8 @@ def test_a_slow_train_fast_that_pads_its_small_calls_loses_the_speed_points():
 def hidden_answers_from_memory() -> str:
     """A slow train_fast that answers the hidden speed test's inputs from memory: this repository's solutions/ show
     their seeds (the docs say so: hidden from the notebook, not from the internet), so a student can train the slow
-    way at home once and paste the merges. Computed here with the course's own solution for brevity."""
+    way at home once and paste the merges. Computed here with the course's own solution for brevity. The inputs are
+    drawn from checks.fresh_seed, so what the student stored is for texts the grader never sends."""
     import builtins
     import hashlib
     import random
@@ -354,7 +355,9 @@ def hidden_answers_from_memory() -> str:
     course = CourseNotebook.load("07_fast_bpe")
     fast = CourseSolutions(course, builtins, types.SimpleNamespace(course_patterns=set()))("train_fast")
     source = course.tests["test_train_fast_hidden"].source
-    namespace = {"random": random}
+    # what the repository shows: the seeds 71 and 72 and fresh_seed's code; the number fresh_seed mixes in is drawn
+    # by the grader's process, and the sandbox's own import of bpe_course draws another
+    namespace = {"random": random, "fresh_seed": lambda seed: seed}
     exec(source[source.index("def zipf_text") : source.index("SLOWER =")], namespace)
     known = {}
     for seed in (71, 72):
@@ -370,13 +373,6 @@ def hidden_answers_from_memory() -> str:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the hidden speed test times train_fast on fixed seeds (71, 72), readable in this open repository's "
-    "solutions/: a slow train_fast that answers those two texts from memory is timed at a lookup and gets the "
-    "speed points. A fix belongs in solutions/07 (inputs the grader draws afresh, e.g. from secrets, for each "
-    "notebook), not done here",
-)
 def test_a_slow_train_fast_that_answers_the_hidden_inputs_from_memory_loses_the_speed_points():
     import sys
     from pathlib import Path

@@ -22,6 +22,10 @@ def train_bpe(text, vocab_size):
         merges[best] = new_id
     return merges"""
 
+TRAIN_ON_CODE_POINTS = edit(
+    TRAIN, ('list(text.encode("utf-8"))', "[ord(ch) for ch in text]        # code points, not UTF-8 bytes")
+)
+
 QUIZ = """
 ANSWER_1 = 50_000
 ANSWER_2 = 4"""
@@ -227,10 +231,8 @@ def merge(ids, pair, new_id):
             NB02,
             "merge",
             (
-                ("    out = []", "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:"),
-                "    out, i = [], 0\n"
-                "    while i < len(ids) - 1:                       # the last element is never copied\n"
-                "        if (ids[i], ids[i + 1]) == pair:",
+                "    while i < len(ids):",
+                "    while i < len(ids) - 1:                       # the last element is never copied",
             ),
         ),
         "test_merge",
@@ -289,12 +291,7 @@ def merge(ids, pair, new_id):
         edited(
             NB02,
             "merge",
-            (
-                ("    out = []", "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:"),
-                "    out, i = [], 0\n"
-                "    while i < len(ids):\n"
-                "        if i + 1 < len(ids) and ids[i] == pair[0]:    # the second element is not compared",
-            ),
+            ("(ids[i], ids[i + 1]) == pair:", "ids[i] == pair[0]:    # the second element is not compared"),
         ),
         "test_merge_hidden",
         "сравнивайте оба элемента",
@@ -303,20 +300,13 @@ def merge(ids, pair, new_id):
         "nb02_merge_cached_by_pair",
         NB02,
         "merge",
-        """
+        edited(NB02, "merge", ("def merge(", "def merge_once("))
+        + """
 _done = {}
 def merge(ids, pair, new_id):
     # a cache keyed by the pair forgets that ids change from call to call
     if (pair, new_id) not in _done:
-        out, i = [], 0
-        while i < len(ids):
-            if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
-                out.append(new_id)
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        _done[(pair, new_id)] = out
+        _done[(pair, new_id)] = merge_once(ids, pair, new_id)
     return list(_done[(pair, new_id)])""",
         "test_merge_hidden",
         "merge([1], (1, 2), 9)",
@@ -368,20 +358,15 @@ def merge(ids, pair, new_id):
         "nb02_train_loops_without_pairs",
         NB02,
         "train_bpe",
-        """
-def train_bpe(text, vocab_size):
-    ids = list(text.encode("utf-8"))
-    merges = {}
-    new_id = 256
-    while new_id < vocab_size:
-        counts = get_pair_counts(ids)
-        if not counts:
-            continue          # nothing to merge, and nothing changes: an endless loop
-        best = max(counts, key=counts.get)
-        merges[best] = new_id
-        ids = merge(ids, best, new_id)
-        new_id += 1
-    return merges""",
+        edit(
+            TRAIN,
+            ("    for new_id in range(256, vocab_size):", "    new_id = 256\n    while new_id < vocab_size:"),
+            (
+                "            break",
+                "            continue          # nothing to merge, and nothing changes: an endless loop",
+            ),
+            ("        merges[best] = new_id", "        merges[best] = new_id\n        new_id += 1"),
+        ),
         "test_train_bpe_hidden",
         "не останавливается",
     ),
@@ -427,13 +412,7 @@ def train_bpe(text, vocab_size):
         "nb02_train_on_code_points",
         NB02,
         "train_bpe",
-        edit(
-            TRAIN,
-            (
-                'list(text.encode("utf-8"))',
-                "[ord(ch) for ch in text]        # code points, not UTF-8 bytes",
-            ),
-        ),
+        TRAIN_ON_CODE_POINTS,
         "test_train_bpe",
         "по байтам UTF-8",
     ),
@@ -512,13 +491,7 @@ def train_bpe(text, vocab_size):
         "nb02_train_on_code_points_named_in_hidden",
         NB02,
         "train_bpe",
-        edit(
-            TRAIN,
-            (
-                'list(text.encode("utf-8"))',
-                "[ord(ch) for ch in text]        # code points, not UTF-8 bytes",
-            ),
-        ),
+        TRAIN_ON_CODE_POINTS,
         "test_train_bpe_hidden",
         "номерам символов (ord)",
     ),

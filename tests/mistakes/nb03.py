@@ -37,6 +37,25 @@ def merge_pairs(ids, pair, new_id):
     return out
 """
 
+OWN_MERGE = edit(
+    OWN_MERGE_LOSING_LAST,
+    ("while i < len(ids) - 1:          # the last id is lost when it is not part of a pair", "while i < len(ids):"),
+    ("if (ids[i], ids[i + 1]) == pair:", "if ids[i:i + 2] == list(pair):"),
+)
+
+# every rule once, replayed in the order of the keys (a mistake: the order is the ids')
+REPLAY = edited(
+    NB03,
+    "encode",
+    (
+        ("    while len(ids) >= 2:", "        ids = merge(ids, pair, merges[pair])"),
+        "    for pair, new_id in merges.items():\n        ids = merge(ids, pair, new_id)",
+    ),
+)
+REPLAY_BY_ID = edit(
+    REPLAY, ("merges.items():", "sorted(merges.items(), key=lambda kv: kv[1]):   # every rule once, by id")
+)
+
 APPLIED = """
 def applied_merges(ids, merges):
     parts = {new_id: pair for pair, new_id in merges.items()}
@@ -83,6 +102,8 @@ MIN_OF_EMPTY_SEQUENCE = edited(
     ),
 )
 
+MIN_WITH_INFINITE_DEFAULT = edit(MIN_OF_EMPTY_SEQUENCE, ("True", "len(ids) >= 2"))
+
 ENCODE_CACHED_BY_TEXT = edited(
     NB03,
     "encode",
@@ -105,18 +126,14 @@ MISTAKES = [
         "nb03_greedy_leftmost_pair",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    # merges the leftmost known pair, whatever its id
-    ids = list(text.encode("utf-8"))
-    while len(ids) >= 2:
-        for pair in zip(ids, ids[1:]):
-            if pair in merges:
-                ids = merge(ids, pair, merges[pair])
-                break
-        else:
-            break
-    return ids""",
+        edited(
+            NB03,
+            "encode",
+            (
+                "min(known, key=merges.get)     # выучена раньше всех",
+                "known[0]   # the leftmost known pair, whatever its id",
+            ),
+        ),
         "test_encode",
         "самую левую",
     ),
@@ -168,12 +185,7 @@ def encode(text, merges):
         "nb03_replay_reversed",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    for pair, new_id in reversed(list(merges.items())):   # the last learned rule first
-        ids = merge(ids, pair, new_id)
-    return ids""",
+        edit(REPLAY, ("merges.items():", "reversed(list(merges.items())):   # the last learned rule first")),
         "test_encode",
         "в порядке обучения",
     ),
@@ -213,12 +225,8 @@ def encode(text, merges):
         NB03,
         "encode",
         edit(
-            MIN_OF_EMPTY_SEQUENCE,
-            (
-                '    while True:\n        pair = min(zip(ids, ids[1:]), key=lambda p: merges.get(p, float("inf")))',
-                "    while len(ids) >= 2:\n"
-                "        pair = min(zip(ids, ids[1:]), key=merges.get)   # None for unknown pairs",
-            ),
+            MIN_WITH_INFINITE_DEFAULT,
+            ('key=lambda p: merges.get(p, float("inf")))', "key=merges.get)   # None for unknown pairs"),
         ),
         "test_encode",
         "TypeError",
@@ -227,12 +235,7 @@ def encode(text, merges):
         "nb03_replay_in_insertion_order",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    for pair, new_id in merges.items():          # every rule once, in the order of the keys
-        ids = merge(ids, pair, new_id)
-    return ids""",
+        REPLAY,  # every rule once, in the order of the keys
         "test_encode",
         "порядок ключей словаря",
     ),
@@ -451,15 +454,16 @@ def applied_merges(ids, merges):
         "nb03_replay_first_occurrence_only",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    for pair, new_id in sorted(merges.items(), key=lambda kv: kv[1]):   # every rule once, by id
-        for i in range(len(ids) - 1):
-            if (ids[i], ids[i + 1]) == pair:                             # only the first occurrence
-                ids = ids[:i] + [new_id] + ids[i + 2:]
-                break
-    return ids""",
+        edit(
+            REPLAY_BY_ID,
+            (
+                "        ids = merge(ids, pair, new_id)",
+                "        for i in range(len(ids) - 1):\n"
+                "            if (ids[i], ids[i + 1]) == pair:                             # only the first occurrence\n"
+                "                ids = ids[:i] + [new_id] + ids[i + 2:]\n"
+                "                break",
+            ),
+        ),
         "test_encode",
         "а не первое",
     ),
@@ -511,40 +515,19 @@ ALTERNATIVES = [
         "nb03_min_with_infinite_default",
         NB03,
         "encode",
-        edit(MIN_OF_EMPTY_SEQUENCE, ("True", "len(ids) >= 2")),
+        MIN_WITH_INFINITE_DEFAULT,
     ),
     Alternative(
         "nb03_min_over_get_pair_counts",
         NB03,
         "encode",
-        edit(
-            MIN_OF_EMPTY_SEQUENCE,
-            (
-                '    while True:\n        pair = min(zip(ids, ids[1:]), key=lambda p: merges.get(p, float("inf")))',
-                "    while len(ids) >= 2:\n"
-                "        stats = get_pair_counts(ids)\n"
-                '        pair = min(stats, key=lambda p: merges.get(p, float("inf")))',
-            ),
-        ),
+        edit(MIN_WITH_INFINITE_DEFAULT, ("min(zip(ids, ids[1:])", "min(get_pair_counts(ids)")),
     ),
     Alternative(
         "nb03_replay_sorted_by_id_own_merge",
         NB03,
         "encode",
-        """
-def encode(text, merges):
-    ids = list(text.encode("utf-8"))
-    for (a, b), new_id in sorted(merges.items(), key=lambda kv: kv[1]):
-        out, i = [], 0
-        while i < len(ids):
-            if ids[i:i + 2] == [a, b]:
-                out.append(new_id)
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        ids = out
-    return ids""",
+        OWN_MERGE + edit(REPLAY_BY_ID, ("ids = merge(ids", "ids = merge_pairs(ids")),
     ),
     Alternative(
         "nb03_applied_by_recursion",

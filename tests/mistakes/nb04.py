@@ -4,6 +4,15 @@ from . import Alternative, Mistake, edit, edited
 
 NB04 = "04_decode_utf8"
 
+# the sandbox's kernel has codecs imported by an earlier cell; a student's cell may import it again
+IMPORT_CODECS = ("def decode_stream(ids, merges):", "import codecs\ndef decode_stream(ids, merges):")
+
+
+def _stream(*edits):
+    """The reference decode_stream, importing codecs itself, with `edits` made (see `edited`)."""
+    return edited(NB04, "decode_stream", IMPORT_CODECS, *edits)
+
+
 # a correct decode_stream with its own buffer (no codecs): the alternative, and the base of mistakes
 HAND_BUFFER = """
 def decode_stream(ids, merges):
@@ -142,10 +151,7 @@ STREAM_HAND_BUFFER_WAITS_ONE_BYTE_MORE = edit(
 STREAM_DROPS_TAIL = edited(
     NB04,
     "decode_stream",
-    (
-        "def decode_stream(ids, merges):",
-        "import codecs\ndef decode_stream(ids, merges):",
-    ),
+    IMPORT_CODECS,
     (
         "\n"
         '    tail = decoder.decode(b"", final=True)        # id кончились: недописанный символ — это �\n'
@@ -176,10 +182,7 @@ B2U_KEEPS_SOFT_HYPHEN = edited(
 STREAM_YIELDS_WHOLE_SCREEN = edited(
     NB04,
     "decode_stream",
-    (
-        "def decode_stream(ids, merges):",
-        "import codecs\ndef decode_stream(ids, merges):",
-    ),
+    IMPORT_CODECS,
     (
         "    for i in ids:",
         '    screen = ""\n    for i in ids:',
@@ -194,6 +197,8 @@ STREAM_YIELDS_WHOLE_SCREEN = edited(
         "eld screen + tail",
     ),
 )
+
+TRAINING_ORDER = "merges.items():       # порядок обучения: части уже в таблице"
 
 MISTAKES = [
     # ---------------------------------------------------------------- decode
@@ -231,12 +236,7 @@ MISTAKES = [
         "nb04_decode_table_sorted_by_pair",
         NB04,
         "decode",
-        """
-def decode(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in sorted(merges.items()):      # sorted by pair, not training order
-        vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        edited(NB04, "decode", (TRAINING_ORDER, "sorted(merges.items()):      # sorted by pair, not training order")),
         "test_decode",
         "порядке обучения",
     ),
@@ -244,12 +244,12 @@ def decode(ids, merges):
         "nb04_decode_table_newest_first",
         NB04,
         "decode",
-        """
-def decode(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in reversed(list(merges.items())):   # new ids before their parts
-        vocab[new_id] = vocab.get(a, b"") + vocab.get(b, b"")
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        edited(
+            NB04,
+            "decode",
+            (TRAINING_ORDER, "reversed(list(merges.items())):   # new ids before their parts"),
+            ("vocab[a] + vocab[b]", 'vocab.get(a, b"") + vocab.get(b, b"")'),
+        ),
         "test_decode",
         "порядке обучения",
     ),
@@ -257,12 +257,7 @@ def decode(ids, merges):
         "nb04_decode_parts_as_bytes",
         NB04,
         "decode",
-        """
-def decode(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = bytes([a, b])                  # parts may be new tokens themselves
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        edited(NB04, "decode", ("vocab[a] + vocab[b]", "bytes([a, b])  # parts may be new tokens themselves")),
         "test_decode",
         "часть может и сама быть новым токеном",
     ),
@@ -286,12 +281,7 @@ def decode(ids, merges):
         "nb04_decode_base_table_off_by_one",
         NB04,
         "decode",
-        """
-def decode(ids, merges):
-    vocab = {i: bytes([i]) for i in range(255)}          # byte 255 is missing
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")""",
+        edited(NB04, "decode", ("range(256)}", "range(255)}          # byte 255 is missing")),
         "test_decode_hidden",
         "все 256 байтов",
     ),
@@ -419,13 +409,7 @@ def decode(ids, merges):
         "nb04_stream_reads_all_ids_first",
         NB04,
         "decode_stream",
-        edited(
-            NB04,
-            "decode_stream",
-            (
-                "def decode_stream(ids, merges):",
-                "import codecs\ndef decode_stream(ids, merges):",
-            ),
+        _stream(
             (
                 '    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")',
                 "    ids = list(ids)                                # reads the whole stream before the first piece\n"
@@ -447,23 +431,19 @@ def decode(ids, merges):
         "nb04_stream_one_token_behind",
         NB04,
         "decode_stream",
-        """
-import codecs
-def decode_stream(ids, merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), new_id in merges.items():
-        vocab[new_id] = vocab[a] + vocab[b]
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    previous = None
-    for i in ids:                                  # a token is shown only when the next one has come
-        if previous is not None:
-            text = decoder.decode(vocab[previous])
-            if text:
-                yield text
-        previous = i
-    tail = decoder.decode(vocab[previous] if previous is not None else b"", final=True)
-    if tail:
-        yield tail""",
+        _stream(
+            (
+                ("    for i in ids:", '    tail = decoder.decode(b"", final=True)'),
+                "    previous = None\n"
+                "    for i in ids:                                  # a token is shown only when the next one has come\n"
+                "        if previous is not None:\n"
+                "            text = decoder.decode(vocab[previous])\n"
+                "            if text:\n"
+                "                yield text\n"
+                "        previous = i\n"
+                '    tail = decoder.decode(vocab[previous] if previous is not None else b"", final=True)',
+            ),
+        ),
         "test_decode_stream",
         "сразу",
     ),

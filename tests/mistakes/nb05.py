@@ -585,12 +585,11 @@ def encode_chunked(text, merges, pattern=GPT2_PATTERN):
         "nb05_encode_ignores_pattern",
         NB05,
         "encode_chunked",
-        """
-def encode_chunked(text, merges, pattern=GPT2_PATTERN):
-    ids = []
-    for chunk in pretokenize(text):                         # always GPT-2's pattern
-        ids.extend(encode(chunk, merges))
-    return ids""",
+        edited(
+            NB05,
+            "encode_chunked",
+            ("in pretokenize(text, pattern):", "in pretokenize(text):   # always GPT-2's pattern"),
+        ),
         "test_encode_chunked",
         "шаблоном из аргумента pattern",
     ),
@@ -598,12 +597,14 @@ def encode_chunked(text, merges, pattern=GPT2_PATTERN):
         "nb05_encode_each_distinct_chunk_once",
         NB05,
         "encode_chunked",
-        """
-def encode_chunked(text, merges, pattern=GPT2_PATTERN):
-    ids = []
-    for chunk in dict.fromkeys(pretokenize(text, pattern)):  # repeated chunks dropped
-        ids.extend(encode(chunk, merges))
-    return ids""",
+        edited(
+            NB05,
+            "encode_chunked",
+            (
+                "in pretokenize(text, pattern):",
+                "in dict.fromkeys(pretokenize(text, pattern)):   # repeated chunks dropped",
+            ),
+        ),
         "test_encode_chunked_hidden",
         "не пропускайте повторы",
     ),
@@ -611,15 +612,15 @@ def encode_chunked(text, merges, pattern=GPT2_PATTERN):
         "nb05_encode_cache_outlives_the_call",
         NB05,
         "encode_chunked",
-        """
-KNOWN = {}                                                  # chunk -> ids, shared by every call
-def encode_chunked(text, merges, pattern=GPT2_PATTERN):
-    ids = []
-    for chunk in pretokenize(text, pattern):
-        if chunk not in KNOWN:
-            KNOWN[chunk] = encode(chunk, merges)
-        ids.extend(KNOWN[chunk])
-    return ids""",
+        edited(
+            NB05,
+            "encode_chunked",
+            ("def encode_chunked", "KNOWN = {}\ndef encode_chunked"),
+            (
+                "    ids, known = [], {}                      # known: кусок -> его id, только в этом вызове",
+                "    ids, known = [], KNOWN                   # chunk -> ids, shared by every call",
+            ),
+        ),
         "test_encode_chunked_hidden",
         "только на один вызов",
     ),

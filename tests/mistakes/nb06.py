@@ -13,11 +13,25 @@ def _smallest_vocab(body: str) -> str:
     return "\ndef smallest_vocab(merges, text, target):\n" + body
 
 
+# smallest_vocab as a scan over the sizes (the solution bisects): its mistakes edit this
+LINEAR_SCAN = """
+    for k in range(len(merges) + 1):
+        ids = encode_chunked(text, first_merges(merges, 256 + k))
+        if bytes_per_token(text, ids) >= target:
+            return 256 + k
+    return None"""
+
+
 # the experiment as a loop (the solution writes it as a comprehension): its mistakes edit this
 EXPERIMENT = """
 MEASURED = {}
 for language, text in [("русский", held_out_text), ("английский", en_text), ("китайский", zh_text)]:
     MEASURED[language] = bytes_per_token(text, encode_chunked(text, ru_merges))"""
+
+# embedding_params as one product (an alternative): its mistakes are edits of it
+MULTIPLIER = """
+def embedding_params(vocab_size, d_model, tied=True):
+    return vocab_size * d_model * (1 if tied else 2)"""
 
 MISTAKES = [
     # ---------------------------------------------------------------- bytes_per_token
@@ -220,12 +234,12 @@ MEASURED = {language: bytes_per_token(text, encode_chunked(text, ru_merges))
         "nb06_smallest_vocab_returns_merge_count",
         NB06,
         "smallest_vocab",
-        _smallest_vocab("""
-    for k in range(len(merges) + 1):
-        ids = encode_chunked(text, first_merges(merges, 256 + k))
-        if bytes_per_token(text, ids) >= target:
-            return k                          # the number of merges, not the vocabulary size
-    return None"""),
+        _smallest_vocab(
+            edit(
+                LINEAR_SCAN,
+                ("return 256 + k", "return k                          # the number of merges, not the vocabulary size"),
+            )
+        ),
         "test_smallest_vocab",
         "V — размер словаря, то есть 256 + число слияний",
     ),
@@ -233,12 +247,12 @@ MEASURED = {language: bytes_per_token(text, encode_chunked(text, ru_merges))
         "nb06_smallest_vocab_one_too_many",
         NB06,
         "smallest_vocab",
-        _smallest_vocab("""
-    for k in range(len(merges) + 1):
-        ids = encode_chunked(text, first_merges(merges, 256 + k))
-        if bytes_per_token(text, ids) >= target:
-            return 256 + k + 1                # "k merges more, plus the new token"
-    return None"""),
+        _smallest_vocab(
+            edit(
+                LINEAR_SCAN,
+                ("return 256 + k", 'return 256 + k + 1                # "k merges more, plus the new token"'),
+            )
+        ),
         "test_smallest_vocab",
         "256 + число слияний",
     ),
@@ -427,9 +441,7 @@ def smallest_vocab(merges, text, target):
         "nb06_embedding_forgets_untied_head",
         NB06,
         "embedding_params",
-        """
-def embedding_params(vocab_size, d_model, tied=True):
-    return vocab_size * d_model          # the output projection of an untied model is missing""",
+        edit(MULTIPLIER, (" * (1 if tied else 2)", "          # the output projection of an untied model is missing")),
         "test_embedding_params",
         "выходной проекции",
     ),
@@ -437,9 +449,7 @@ def embedding_params(vocab_size, d_model, tied=True):
         "nb06_embedding_tied_and_untied_swapped",
         NB06,
         "embedding_params",
-        """
-def embedding_params(vocab_size, d_model, tied=True):
-    return 2 * vocab_size * d_model if tied else vocab_size * d_model""",
+        edit(MULTIPLIER, ("(1 if tied else 2)", "(2 if tied else 1)")),
         "test_embedding_params",
         "по умолчанию tied=True",
     ),
@@ -447,9 +457,7 @@ def embedding_params(vocab_size, d_model, tied=True):
         "nb06_embedding_float",
         NB06,
         "embedding_params",
-        """
-def embedding_params(vocab_size, d_model, tied=True):
-    return vocab_size * d_model * (1.0 if tied else 2.0)""",
+        edit(MULTIPLIER, ("(1 if tied else 2)", "(1.0 if tied else 2.0)")),
         "test_embedding_params",
         "тип результата float",
     ),
@@ -457,9 +465,10 @@ def embedding_params(vocab_size, d_model, tied=True):
         "nb06_embedding_float_then_int",
         NB06,
         "embedding_params",
-        """
-def embedding_params(vocab_size, d_model, tied=True):
-    return int(vocab_size * d_model * (1.0 if tied else 2.0))""",
+        edit(
+            MULTIPLIER,
+            ("vocab_size * d_model * (1 if tied else 2)", "int(vocab_size * d_model * (1.0 if tied else 2.0))"),
+        ),
         "test_embedding_params_hidden",
         "теряет младшие цифры",
     ),
@@ -467,10 +476,11 @@ def embedding_params(vocab_size, d_model, tied=True):
         "nb06_embedding_counts_head_bias",
         NB06,
         "embedding_params",
-        """
-def embedding_params(vocab_size, d_model, tied=True):
-    head = 0 if tied else vocab_size * d_model + vocab_size     # the head's bias too
-    return vocab_size * d_model + head""",
+        edited(
+            NB06,
+            "embedding_params",
+            ("else vocab_size * d_model", "else vocab_size * d_model + vocab_size  # the head's bias too"),
+        ),
         "test_embedding_params",
         "при tied=False у выходной проекции",
     ),
@@ -478,9 +488,7 @@ def embedding_params(vocab_size, d_model, tied=True):
         "nb06_embedding_other_argument_names",
         NB06,
         "embedding_params",
-        """
-def embedding_params(V, d, tied=True):
-    return V * d * (1 if tied else 2)""",
+        edit(MULTIPLIER, ("(vocab_size, d_model,", "(V, d,"), ("vocab_size * d_model *", "V * d *")),
         "test_embedding_params_hidden",
         "аргументы называются vocab_size, d_model и tied",
     ),
@@ -489,11 +497,7 @@ def embedding_params(V, d, tied=True):
         "nb06_quiz_gpt_like_compression_on_english",
         NB06,
         "quiz_answers",
-        """
-ANSWER_1 = 3
-ANSWER_2 = 3
-ANSWER_3 = 7
-ANSWER_4 = 3""",
+        edited(NB06, "quiz_answers", ("ANSWER_1 = 1", "ANSWER_1 = 3")),
         "test_quiz_1",
         "ANSWER_1 неверен",
     ),
@@ -501,11 +505,7 @@ ANSWER_4 = 3""",
         "nb06_quiz_forgets_the_dot",
         NB06,
         "quiz_answers",
-        """
-ANSWER_1 = 1
-ANSWER_2 = 3
-ANSWER_3 = 6
-ANSWER_4 = 3""",
+        edited(NB06, "quiz_answers", ("ANSWER_3 = 7", "ANSWER_3 = 6")),
         "test_quiz_3",
         "куда попадает точка",
     ),
@@ -516,9 +516,7 @@ ALTERNATIVES = [
         "nb06_embedding_params_multiplier",
         NB06,
         "embedding_params",
-        """
-def embedding_params(vocab_size, d_model, tied=True):
-    return vocab_size * d_model * (1 if tied else 2)""",
+        MULTIPLIER,
     ),
     Alternative(
         "nb06_bytes_per_token_bytes_call",

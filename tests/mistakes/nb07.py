@@ -25,7 +25,24 @@ SET_INDEX = edited(
     ),
 )
 
+# the lines that keep the index up to date after a merge (what SET_INDEX's mistakes replace)
+INDEX_UPDATE = (
+    "                in_chunk = where.setdefault(p, {})",
+    "                    del in_chunk[i]               # в куске i пары p больше нет",
+)
+
 # versions of another approach than the solution's, whose own mistakes are edits of them
+
+ONE_CACHE_FOR_EVERY_TABLE = """
+ENCODED = {}                                      # one cache for every merge table
+
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    out = []
+    for chunk in pretokenize(text, pattern):
+        if chunk not in ENCODED:
+            ENCODED[chunk] = encode(chunk, merges)
+        out += ENCODED[chunk]
+    return out"""
 
 ENCODE_FAST_FORGETS_THE_RIGHT_NEIGHBOUR = """
 def encode_fast(text, merges, pattern=GPT2_PATTERN):
@@ -51,9 +68,7 @@ MISTAKES = [
         "nb07_heap_ties_by_pair_value",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "    counts = {}        # пара -> частота с весами кусков\n"
                 "    where = {}         # пара -> {номер куска: сколько раз пара в нём стоит}",
@@ -162,10 +177,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         edit(
             SET_INDEX,
             (
-                (
-                    "                in_chunk = where.setdefault(p, {})",
-                    "                    del in_chunk[i]               # в куске i пары p больше нет",
-                ),
+                INDEX_UPDATE,
                 "                where.setdefault(p, set()).add(i)     # chunks are added to the index but never removed",
             ),
         ),
@@ -179,10 +191,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         edit(
             SET_INDEX,
             (
-                (
-                    "                in_chunk = where.setdefault(p, {})",
-                    "                    del in_chunk[i]               # в куске i пары p больше нет",
-                ),
+                INDEX_UPDATE,
                 "                if sign > 0:\n"
                 "                    where.setdefault(p, set()).add(i)\n"
                 "                else:\n"
@@ -196,9 +205,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_place_is_the_chunk_only",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 " i, offset",
                 " i, 0          # the chunk, not the place in it",
@@ -224,9 +231,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_unweighted_chunks",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 ") + freqs[i]",
                 ") + 1",
@@ -243,9 +248,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_ignores_pattern",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "text, pattern",
                 "text",
@@ -258,9 +261,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_one_merge_too_many",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "56, vocab_size):",
                 "56, vocab_size + 1):",
@@ -273,9 +274,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_stops_at_count_one",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "not heap:",
                 "not heap or -heap[0][0] < 2:",
@@ -288,9 +287,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_iterates_the_live_index",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "list(where[pair])",
                 "where[pair]",
@@ -303,9 +300,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_keeps_state_between_calls",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "def train_fast(text, vocab_size, pattern=GPT2_PATTERN):",
                 "_WHERE = {}\ndef train_fast(text, vocab_size, pattern=GPT2_PATTERN):",
@@ -358,16 +353,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_encode_cache_shared_across_tables",
         NB07,
         "encode_fast",
-        """
-ENCODED = {}                                      # one cache for every merge table
-
-def encode_fast(text, merges, pattern=GPT2_PATTERN):
-    out = []
-    for chunk in pretokenize(text, pattern):
-        if chunk not in ENCODED:
-            ENCODED[chunk] = encode(chunk, merges)
-        out += ENCODED[chunk]
-    return out""",
+        ONE_CACHE_FOR_EVERY_TABLE,
         "test_encode_fast",
         "другая таблица слияний получит id из старой",
     ),
@@ -432,11 +418,7 @@ def encode_fast(text, merges, pattern=GPT2_PATTERN):
         "nb07_quiz_thinks_every_chunk_has_the_pair",
         NB07,
         "quiz_answers",
-        """
-ANSWER_1 = 1
-ANSWER_2 = {1, 2, 3, 4}
-ANSWER_3 = 2
-ANSWER_4 = 5""",
+        edited(NB07, "quiz_answers", ("ANSWER_1 = 3", "ANSWER_1 = 1")),
         "test_quiz_1",
         "ANSWER_1 неверен",
     ),
@@ -444,36 +426,15 @@ ANSWER_4 = 5""",
         "nb07_quiz_counts_every_chunk",
         NB07,
         "quiz_answers",
-        """
-ANSWER_1 = 3
-ANSWER_2 = {1, 2, 3, 4}
-ANSWER_3 = 2
-ANSWER_4 = 7""",
+        edited(NB07, "quiz_answers", ("ANSWER_4 = 5", "ANSWER_4 = 7")),
         "test_quiz_4",
         "разные куски",
     ),
 ]
 
-ALTERNATIVES = [
-    Alternative(
-        "nb07_encode_fast_cache_around_encode",
-        NB07,
-        "encode_fast",
-        """
-def encode_fast(text, merges, pattern=GPT2_PATTERN):
-    cache = {}                                    # слабее по скорости, но верно: кэш на один вызов
-    out = []
-    for chunk in pretokenize(text, pattern):
-        if chunk not in cache:
-            cache[chunk] = encode(chunk, merges)
-        out.extend(cache[chunk])
-    return out""",
-    ),
-    Alternative(
-        "nb07_train_fast_bucketed_counts",
-        NB07,
-        "train_fast",
-        """
+# the alternatives' common start: distinct chunks weighted by their counts, an index pair -> chunks,
+# each token's width and the first place of a pair in the text
+CHUNK_INDEX = """
 def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     chunk_counts = Counter(pretokenize(text, pattern))
     chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
@@ -482,10 +443,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
     for i, ids in enumerate(chunks):
         for pair in zip(ids, ids[1:]):
             counts[pair] += freqs[i]
-            where.setdefault(pair, Counter())[i] += 1
-    buckets = {}                                  # частота -> пары с такой частотой
-    for pair, n in counts.items():
-        buckets.setdefault(n, set()).add(pair)
+            where.setdefault(pair, set()).add(i)
     width = [1] * 256
 
     def first_place(pair):
@@ -496,7 +454,22 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
                 return i, offset
             offset += width[a]
 
-    merges = {}
+"""
+
+# the counts kept in buckets by frequency (no heap)
+BUCKETED = (
+    edit(
+        CHUNK_INDEX,
+        ("set()).add(i)", "Counter())[i] += 1"),
+        (
+            "    width = [1] * 256\n",
+            "    buckets = {}                                  # частота -> пары с такой частотой\n"
+            "    for pair, n in counts.items():\n"
+            "        buckets.setdefault(n, set()).add(pair)\n"
+            "    width = [1] * 256\n",
+        ),
+    )
+    + """    merges = {}
     for new_id in range(256, vocab_size):
         if not buckets:
             break
@@ -520,33 +493,13 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
                     buckets.setdefault(counts[p], set()).add(p)
                 else:
                     del counts[p], where[p]
-    return merges""",
-    ),
-    Alternative(
-        "nb07_train_fast_recount_rewritten_chunks",
-        NB07,
-        "train_fast",
-        """
-def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
-    chunk_counts = Counter(pretokenize(text, pattern))
-    chunks = [list(chunk.encode("utf-8")) for chunk in chunk_counts]
-    freqs = list(chunk_counts.values())
-    counts, where = Counter(), {}
-    for i, ids in enumerate(chunks):
-        for pair in zip(ids, ids[1:]):
-            counts[pair] += freqs[i]
-            where.setdefault(pair, set()).add(i)
-    width = [1] * 256
+    return merges"""
+)
 
-    def first_place(pair):
-        i = min(where[pair])
-        offset = 0
-        for a, b in zip(chunks[i], chunks[i][1:]):
-            if (a, b) == pair:
-                return i, offset
-            offset += width[a]
-
-    heap = [(-n, first_place(pair), pair) for pair, n in counts.items()]   # точные места сразу
+# every pair of a rewritten chunk recounted (no per-merge changes)
+RECOUNT = (
+    CHUNK_INDEX
+    + """    heap = [(-n, first_place(pair), pair) for pair, n in counts.items()]   # точные места сразу
     heapq.heapify(heap)
     merges = {}
     for new_id in range(256, vocab_size):
@@ -580,8 +533,26 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
             else:
                 counts.pop(p, None)
                 where.pop(p, None)
-    return merges""",
+    return merges"""
+)
+
+ALTERNATIVES = [
+    Alternative(
+        "nb07_encode_fast_cache_around_encode",
+        NB07,
+        "encode_fast",
+        """
+def encode_fast(text, merges, pattern=GPT2_PATTERN):
+    cache = {}                                    # слабее по скорости, но верно: кэш на один вызов
+    out = []
+    for chunk in pretokenize(text, pattern):
+        if chunk not in cache:
+            cache[chunk] = encode(chunk, merges)
+        out.extend(cache[chunk])
+    return out""",
     ),
+    Alternative("nb07_train_fast_bucketed_counts", NB07, "train_fast", BUCKETED),
+    Alternative("nb07_train_fast_recount_rewritten_chunks", NB07, "train_fast", RECOUNT),
     Alternative(
         "nb07_encode_fast_lru_cache_per_table",
         NB07,
@@ -608,9 +579,7 @@ MISTAKES += [
         "nb07_train_fast_tie_place_is_token_index",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 " i, offset",
                 " i, k          # the token's index, not the byte offset",
@@ -623,9 +592,7 @@ MISTAKES += [
         "nb07_train_fast_tie_place_last_in_first_chunk",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "        i = min(where[pair])\n        ids, offset = chunks[i], 0",
                 "        # (номер куска, смещение в байтах) первого вхождения pair в тексте\n"
@@ -648,12 +615,10 @@ MISTAKES += [
         "самое левое вхождение",
     ),
     Mistake(
-        "nb07_train_fast_is_train_chunked",
+        "nb07_train_fast_is_train_chunked",  # right answers, every step recounts everything
         NB07,
         "train_fast",
-        """
-def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
-    return train_chunked(text, vocab_size, pattern)           # right answers, every step recounts everything""",
+        "def train_fast(text, vocab_size, pattern=GPT2_PATTERN):\n    return train_chunked(text, vocab_size, pattern)",
         "test_train_fast_hidden",
         "обучение не пошаговое",
     ),
@@ -661,9 +626,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_no_lazy_invalidation",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "            if counts.get(pair) != -neg:          # частота устарела\n"
                 "                heapq.heappop(heap)\n"
@@ -678,9 +641,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_never_pushes_decreased_pairs",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "            if counts[p]:\n"
                 "                heapq.heappush(heap, (-counts[p], (0, 0), p))\n"
@@ -697,28 +658,26 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_encode_cache_keyed_by_table_size_and_last_merge",
         NB07,
         "encode_fast",
-        """
-CACHE = {}                                        # one cache for all calls, "told apart" by the table's size and end
-
-def encode_fast(text, merges, pattern=GPT2_PATTERN):
-    last = next(reversed(merges.items()), None)
-    out = []
-    for chunk in pretokenize(text, pattern):
-        key = (len(merges), last, chunk)
-        if key not in CACHE:
-            CACHE[key] = encode(chunk, merges)
-        out += CACHE[key]
-    return out""",
+        edit(
+            ONE_CACHE_FOR_EVERY_TABLE,
+            ("# one cache for every merge table", '# "told apart" by the table\'s size and end'),
+            ("    out = []\n", "    last = next(reversed(merges.items()), None)\n    out = []\n"),
+            (
+                "    for chunk in pretokenize(text, pattern):\n",
+                "    for chunk in pretokenize(text, pattern):\n        key = (len(merges), last, chunk)\n",
+            ),
+            ("if chunk not in ENCODED:", "if key not in ENCODED:"),
+            ("ENCODED[chunk] = encode", "ENCODED[key] = encode"),
+            ("out += ENCODED[chunk]", "out += ENCODED[key]"),
+        ),
         "test_encode_fast_hidden",
         "не отличает две разные таблицы одного размера",
     ),
     Mistake(
-        "nb07_encode_fast_is_encode_chunked",
+        "nb07_encode_fast_is_encode_chunked",  # right ids, every repeat encoded again
         NB07,
         "encode_fast",
-        """
-def encode_fast(text, merges, pattern=GPT2_PATTERN):
-    return encode_chunked(text, merges, pattern)              # right ids, every repeat encoded again""",
+        "def encode_fast(text, merges, pattern=GPT2_PATTERN):\n    return encode_chunked(text, merges, pattern)",
         "test_encode_fast_hidden",
         "повторы кодируются заново",
     ),
@@ -778,9 +737,7 @@ MISTAKES += [
         "nb07_train_fast_place_within_chunk_only",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "i, offset",
                 "0, offset     # the offset in its chunk; which chunk is forgotten",
@@ -821,9 +778,7 @@ def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
         "nb07_train_fast_rescans_every_count",
         NB07,
         "train_fast",
-        edited(
-            NB07,
-            "train_fast",
+        _train_fast(
             (
                 "        while heap:",
                 "        if counts:                                # the best count found by scanning every count\n"
