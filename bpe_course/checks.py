@@ -410,18 +410,21 @@ def reference_seconds(fn, args) -> tuple:
 
 SPEED_FLOOR = 5  # CPU seconds: the least a timed call may take before it is cut as too slow
 SPEED_CLEAR = 3  # a ratio within limit / SPEED_CLEAR after the course's first run needs no second one
+# a call is cut at SPEED_CUT × limit × the course's time: past that its ratio fails whatever the course's
+# second run gives, and is not timed again (only a ratio within limit … SPEED_CUT × limit is)
+SPEED_CUT = 1.5
 
 
 def speed_against_course(fn, name: str, inputs, limit: float, hint: str = "") -> list:
     """[(fn's result, the course's result, fn's seconds ÷ the course's seconds), …] for args of `inputs`:
     the course's own `name` (course_solution) is timed right before and right after fn(*args), on the
     same arguments, and the faster of the two counts; fn's call is timed by cpu_seconds (while grading:
-    by the grader, from outside the kernel) and cut at 2 × limit × the course's time (SPEED_FLOOR at
-    least): its result is then None and its ratio inf. The run after is left out when the ratio against
+    by the grader, from outside the kernel) and cut at SPEED_CUT × limit × the course's time (SPEED_FLOOR
+    at least): its result is then None and its ratio inf. The run after is left out when the ratio against
     the run before is within limit / SPEED_CLEAR: the faster of two runs can only raise the ratio, and
     only by as much as a repeat of the course's call is faster than its first run — a few per cent on this
     machine, idle or busy, never SPEED_CLEAR times (so a call is never passed that the second run would
-    fail). Only an answer just over the limit (at most 1.5 × limit) is timed again, on the next args — never
+    fail). Only an answer just over the limit (at most SPEED_CUT × limit) is timed again, on the next args — never
     the same ones, which could be answered from memory. The check decides what the ratios mean and checks
     every result."""
     course = course_solution(name)
@@ -429,7 +432,7 @@ def speed_against_course(fn, name: str, inputs, limit: float, hint: str = "") ->
     for args in inputs:
         expected, before = reference_seconds(course, args)
         try:
-            with _calling(_call_text(fn, args), hint, max(SPEED_FLOOR, 2 * limit * before), cpu=True):
+            with _calling(_call_text(fn, args), hint, max(SPEED_FLOOR, SPEED_CUT * limit * before), cpu=True):
                 ((got, seconds),) = cpu_seconds(fn, [args])
         except TookTooLong:
             got, seconds = None, math.inf
@@ -437,7 +440,7 @@ def speed_against_course(fn, name: str, inputs, limit: float, hint: str = "") ->
             _, after = reference_seconds(course, args)
             before = min(before, after)
         out.append((got, expected, seconds / max(before, 1e-6)))
-        if not limit < out[-1][2] <= 1.5 * limit:
+        if not limit < out[-1][2] <= SPEED_CUT * limit:
             break
     return out
 
