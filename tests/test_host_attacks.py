@@ -318,25 +318,8 @@ def test_without_cgroups_children_that_end_during_a_timed_call_make_its_figure_u
 # -- the speed checks time the student's call against the course's own, on the same input ----------
 # A growth check (a small call against a big one, both the student's) was flattened by padding the
 # small call. Now every timed call of the student's is compared with the course's solution run in the
-# grader on the same arguments: padding any call can only make the student slower.
-PADDED = """
-def train_fast(text, vocab_size, pattern=GPT2_PATTERN):
-    merges = train_chunked(text, vocab_size, pattern)      # the slow, step-by-step training
-    if vocab_size < 256 + 1000 and len(text) > 5000:       # pad the smaller calls: a growth would look flat
-        train_chunked(text, 256 + 320, pattern)
-    return merges"""
-
-
-def test_a_slow_train_fast_that_pads_its_small_calls_loses_the_speed_points():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from catalogue import grade_case
-
-    result = grade_case("07_fast_bpe", {"train_fast": PADDED}, until="test_train_fast_hidden")
-    failed = {t["name"]: t["message"] for t in result["tests"] if t["score"] < t["max_score"]}
-    assert "обучение не пошаговое" in failed.get("test_train_fast_hidden", ""), failed
+# grader on the same arguments: padding any call can only make the student slower (the catalogue's
+# nb07_attack_train_fast_pads_a_small_call is that attack, graded through the same checks).
 
 
 def hidden_answers_from_memory() -> str:

@@ -343,7 +343,6 @@ GUARANTEES = {
             "test_sandbox.py::test_a_clock_or_an_agent_replaced_by_the_notebook_fakes_no_speed_figure",
             "test_host_attacks.py::test_work_handed_to_a_child_forked_before_the_timed_call_is_in_its_figure",
             "test_host_attacks.py::test_a_slow_train_fast_that_answers_the_hidden_inputs_from_memory_loses_the_speed_points",
-            "test_host_attacks.py::test_a_slow_train_fast_that_pads_its_small_calls_loses_the_speed_points",
             "test_host_attacks.py::test_work_done_between_the_timed_calls_does_not_make_a_slow_train_fast_pass",
         ],
         "bwrap": [
@@ -382,7 +381,8 @@ GUARANTEES = {
 # issue 29's table of what was tried (against main at 05ce9d8), each row → the attack tests that now hold it
 ISSUE_29_ATTACKS = {
     "07: slow train_fast/encode_fast padded only in the small timed call": [
-        "test_host_attacks.py::test_a_slow_train_fast_that_pads_its_small_calls_loses_the_speed_points",
+        # nb07_attack_train_fast_pads_a_small_call in the catalogue:
+        "test_catalogue.py::test_each_known_mistake_loses_points_in_its_test",
         "test_host_attacks.py::test_work_done_between_the_timed_calls_does_not_make_a_slow_train_fast_pass",
     ],
     "07: every count rescanned at every merge (O(K·P))": [
