@@ -28,14 +28,17 @@ def failed_tests(result):
 
 def cases_of(notebook: str) -> dict:
     """{(case id, notebook): grade_case's arguments} of one notebook: its solution, its untouched notebook, its
-    alternatives (graded whole), its mistakes (graded up to the test that must catch them)."""
+    alternatives (with every test that may see what the replaced cell changes: the others run the solution's
+    code on the solution's values, as in the solved case; tests/test_proof.py grades them whole), its mistakes
+    (graded up to the test that must catch them)."""
     cases = {
         ("solved", notebook): (notebook, {}, True, False),
         ("untouched", notebook): (notebook, {}, False, False),
     }
+    last = list(CourseNotebook.load(notebook).tests)[-1]
     for case in ALTERNATIVES:
         if case.notebook == notebook:
-            cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False)
+            cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False, last, "reaching")
     for case in MISTAKES:
         if case.notebook == notebook:
             cases[case.id, notebook] = (notebook, {case.cell: case.source}, True, False, case.caught_by, "reaching")
@@ -121,7 +124,8 @@ def test_each_known_mistake_loses_points_in_its_test(catalogue, mistake):
 @pytest.mark.parametrize("alternative", ALTERNATIVES, ids=lambda a: a.id)
 def test_alternative_solutions_get_full_marks(catalogue, alternative):
     r = catalogue[alternative.id, alternative.notebook]
-    assert r["score"] == r["max_score"], failed_tests(r)
+    assert r["status"] == "graded" and r["tests"], r["message"]
+    assert not failed_tests(r)  # each test it is graded with (the result's max_score is the notebook's)
 
 
 def test_nothing_after_the_last_test_runs_even_in_the_full_lesson(tmp_path):

@@ -8,7 +8,8 @@ running the whole lesson — with the same scores and messages (tests/test_relea
 statically that no tagged cell is needed). The solved student notebooks are also run top to
 bottom, as a student would run them. Each catalogued mistake, which the catalogue grades with only the
 earlier tests that reach what it changes (tests/catalogue.py `reaching`), is graded with every test before
-its catching test too, with the same verdict there.
+its catching test too, with the same verdict there; each alternative solution, graded there with the tests
+that reach what it changes, is graded with every test, with full marks.
 """
 
 import functools
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 from catalogue import grade_cases, reaching
-from mistakes import MISTAKES
+from mistakes import ALTERNATIVES, MISTAKES
 from nbclient import NotebookClient
 
 from autograder.course.course import NOTEBOOKS, CourseNotebook, course_notebooks
@@ -122,3 +123,18 @@ def test_a_mistake_graded_with_only_the_tests_that_reach_it_has_the_same_verdict
     figures = lambda message: re.sub(r"\d+(?:[.,]\d+)?", "#", message)
     assert reduced["score"] == every["score"], (reduced, every)
     assert figures(reduced["message"]) == figures(every["message"]), (reduced, every)
+
+
+@pytest.fixture(scope="module")
+def alternatives_whole():
+    return grade_cases({a.id: (a.notebook, {a.cell: a.source}, True, False) for a in ALTERNATIVES})
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES, ids=lambda a: a.id)
+def test_an_alternative_graded_with_every_test_gets_full_marks(alternatives_whole, alternative):
+    """The catalogue grades an alternative with the tests that may see what its cell changes; with every
+    test of the notebook it scores full marks too."""
+    r = alternatives_whole[alternative.id]
+    assert r["status"] == "graded" and r["score"] == r["max_score"], [
+        (t["name"], t["message"]) for t in r["tests"] if t["score"] < t["max_score"]
+    ]
