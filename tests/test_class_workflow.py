@@ -91,7 +91,7 @@ def test_bad_shard_option_is_refused(tmp_path):
 
 
 # -- Ctrl-C --------------------------------------------------------------------------------------
-SLOW = "import time\ntime.sleep(1)\n"
+SLOW = "import time\ntime.sleep(0.3)\n"
 
 
 def slow_solved():
