@@ -31,10 +31,10 @@ STREAM_TESTS = [
 ]
 
 
-def stream_scores(replace: dict, cgroups: str = "auto", mode: str = "auto") -> dict:
-    """{test: score} of 08's streaming tests for the solved notebook with `replace`d cells, graded in a sandbox."""
+def stream_scores(replace: dict, cgroups: str = "auto", mode: str = "auto", tests=STREAM_TESTS) -> dict:
+    """{test: score} of 08's streaming `tests` for the solved notebook with `replace`d cells, graded in a sandbox."""
     course = CourseNotebook.load(NB)
-    course.tests = {name: course.tests[name] for name in STREAM_TESTS}
+    course.tests = {name: course.tests[name] for name in tests}
     with tempfile.TemporaryDirectory(prefix="bpe-stream-") as tmp:
         path = write(submission(NB, solved=True, replace=replace), Path(tmp) / f"{NB}.ipynb")
         graded = NotebookGrader(run_only_needed=True).grade(
@@ -190,7 +190,8 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
 def test_lines_kept_in_a_file_in_memory_still_count(kind, cgroups, honest):
     # KernelSession.memory_in_files: the memfds the cells' process holds and what the sandbox's memory file systems
     # hold, read from outside at every sample, added to the processes' figures
-    kept = stream_scores({"encode_lines": f"KIND = {kind!r}\n" + KEEPS_LINES_IN_A_FILE}, cgroups=cgroups)
+    replace = {"encode_lines": f"KIND = {kind!r}\n" + KEEPS_LINES_IN_A_FILE}
+    kept = stream_scores(replace, cgroups=cgroups, tests=["test_encode_lines_hidden"])  # the memory test alone
     assert kept["test_encode_lines_hidden"] < honest["test_encode_lines_hidden"], (kept, honest)
 
 
