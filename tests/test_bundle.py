@@ -145,3 +145,30 @@ def test_the_first_two_notebooks_are_one_assignment_nothing_in_their_data_gives_
     """data/mixed_sample.txt once held 02's get_pair_counts line for line (as 'a helper'): 01,02 was refused."""
     run, out = bundle(tmp_path, "01,02")
     assert run.returncode == 0 and out.exists(), run.stdout
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        ["--submit", "01", "--link", "{url}"],
+        ["--submit", "--link", "{url}", "01"],
+        ["--link", "{url}", "--submit", "01"],
+        ["--submit=01", "--link={url}"],
+    ],
+)
+def test_submit_takes_its_options_in_any_order(edition, order, tmp_path):
+    """`check.py --submit --link URL 01` was refused as a usage error; every order reaches the server (here a
+    port nobody listens on: «недоступен», exit 6) and a call that is wrong still gets the usage line."""
+    _, root = edition
+    url = "http://127.0.0.1:9/s/" + "x" * 43  # the discard port: nothing answers on loopback
+    run = subprocess.run(
+        [sys.executable, "check.py", *(word.format(url=url) for word in order)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 6 and "недоступен" in run.stdout, run.stdout + run.stderr
+    for wrong in (["--submit"], ["--submit", "01", "02"], ["--submit", "01", "--link"], ["--submit", "01", "-x"]):
+        usage = subprocess.run([sys.executable, "check.py", *wrong], cwd=root, capture_output=True, text=True)
+        assert usage.returncode == 2 and "Использование" in usage.stdout, (wrong, usage.stdout)
