@@ -235,3 +235,37 @@ def test_the_similarity_command_refuses_a_folder_that_was_not_graded(tmp_path):
         [sys.executable, "-m", "autograder", "similarity", str(tmp_path)], cwd=ROOT, capture_output=True, text=True
     )
     assert run.returncode == 2 and "not a grade output folder" in run.stdout + run.stderr
+
+
+def test_students_who_pasted_the_same_code_are_one_group_with_the_code_shown_once(tmp_path):
+    """Twelve students with one code (some copies renamed) are one group — their names, the code once —
+    not 66 pairs; a copied pair outside the group is still shown side by side, and similarity.csv keeps
+    every pair, the group's marked with its number."""
+    notebook = NOTEBOOKS[1]
+    sources = solution_sources(notebook)
+    one = style(notebook, 1)
+    copies = {}
+    for i in range(12):
+        code = {c: one.get(c, sources[c]) for c in sources}
+        if i % 2:
+            code = {c: disguised(s).replace("my_", f"s{i}_") for c, s in code.items()}
+        copies[f"copy{i:02}"] = submission(notebook, replace=code)
+    copies["ref"] = submission(notebook)
+    copies["refcopy"] = submission(notebook, replace={c: disguised(s) for c, s in sources.items()})
+    copies["style2"] = submission(notebook, replace=style(notebook, 2))
+    students = {s: {notebook: write(nb, tmp_path / s / f"{notebook}.ipynb")} for s, nb in copies.items()}
+    out = tmp_path / "out"
+    out.mkdir()
+    write_roster({"copy00": "Анна <i>Первая</i>"}, out)
+    compare_students(students, [notebook], out, out / "work")
+    rows = csv_rows(out)
+    group = {frozenset((r["student_a"], r["student_b"])) for r in rows if r["group"] == "1"}
+    assert group == {
+        frozenset((a, b)) for a in copies for b in copies if a < b and a.startswith("copy") and b.startswith("copy")
+    }
+    assert not [r for r in rows if r["group"] not in ("", "1")]
+    page = (out / "similarity.html").read_text(encoding="utf-8")
+    assert page.count("Группа 1: 12 студентов") == 1 and "Группа 2" not in page
+    assert "Анна &lt;i&gt;Первая&lt;/i&gt; (copy00)" in page and all(f"copy{i:02}" in page for i in range(12))
+    assert page.count('<div class="pair">') == 1  # ref and refcopy, side by side
+    assert page.count("<pre>") == 1 + 2 and "<mark>" in page  # the group's code once, the pair's two

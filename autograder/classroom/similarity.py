@@ -14,6 +14,11 @@ author next to every long solution. Pairs at or above copydetect's display thres
 by side in similarity.html, the shared passages marked; similarity.csv lists every pair with a
 score above 0, most similar first.
 
+Students who pasted the same code are one group, not a list of pairs: three or more students linked by
+pairs at or above CLUSTER (copies, renamed or not) are shown once — their names, the lowest score
+between two of them, and the code once, the shared passages marked. Only the pairs that are not inside
+one group are listed and shown side by side; similarity.csv keeps every pair, with its group's number.
+
 The students' own code is kept in the work folder (similarity/<student>/<notebook>.json), so that
 `python -m autograder similarity OUT` compares a class again without its submissions, and so are a
 notebook's pairs (similarity-pairs/<notebook>.json), reused while no one's code changed: a rerun with
@@ -43,7 +48,9 @@ THRESHOLD = 0.33  # copydetect's DISPLAY_THRESHOLD: pairs at or above it are sho
 MAX_CODE = 100_000  # characters of a student's own code compared per notebook (honest solutions: a few thousand)
 PAIRS_FORMAT = 2  # of the kept pairs (similarity-pairs/): changed when how a pair is made changes
 SIDE_BY_SIDE = 30  # pairs per notebook shown side by side (the table lists every pair above the threshold)
-FIELDS = ["notebook", "student_a", "student_b", "score"]
+CLUSTER = 0.9  # pairs at or above it link students into a group of the same code (copies score 0.95–1)
+GROUP = 3  # students in the smallest group (two are a pair, shown side by side)
+FIELDS = ["notebook", "student_a", "student_b", "score", "group"]
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
 
 
@@ -237,13 +244,93 @@ def compared(work: Path, notebook: str, codes: dict[str, str], starter_code: lis
     return pairs
 
 
+# -- groups of the same code ---------------------------------------------------------------------
+@dataclass
+class Group:
+    """Students of one notebook whose code is the same: linked by pairs at or above CLUSTER."""
+
+    notebook: str
+    number: int  # 1, 2, … in the notebook, the largest first
+    students: tuple
+    lowest: float  # the lowest score between two of them (0 for two that share nothing found)
+    shown: str  # whose code is shown: the one most like all the others
+    code: str
+    slices: tuple  # the passages of `code` shared with another of the group
+
+
+def groups_of(pairs: list[Pair]) -> list[Group]:
+    """Every notebook's groups (GROUP students or more), the notebooks in the pairs' order."""
+    groups = []
+    for notebook in dict.fromkeys(p.notebook for p in pairs):
+        mine = [p for p in pairs if p.notebook == notebook]
+        found = linked([p for p in mine if p.score >= CLUSTER])
+        found = sorted((g for g in found if len(g) >= GROUP), key=lambda g: (-len(g), min(g)))
+        groups += [group(notebook, i + 1, members, mine) for i, members in enumerate(found)]
+    return groups
+
+
+def linked(pairs: list[Pair]) -> list[set]:
+    """The sets of students joined by `pairs` (connected components)."""
+    parent: dict = {}
+
+    def root(s):
+        while parent.setdefault(s, s) != s:
+            parent[s] = parent[parent[s]]
+            s = parent[s]
+        return s
+
+    for p in pairs:
+        parent[root(p.a)] = root(p.b)
+    sets: dict = {}
+    for s in list(parent):
+        sets.setdefault(root(s), set()).add(s)
+    return list(sets.values())
+
+
+def group(notebook: str, number: int, members: set, pairs: list[Pair]) -> Group:
+    inside = [p for p in pairs if p.a in members and p.b in members]
+    possible = len(members) * (len(members) - 1) // 2
+    lowest = min(p.score for p in inside) if len(inside) == possible else 0.0
+    closeness = {s: sum(p.score for p in inside if s in (p.a, p.b)) for s in members}
+    shown = min(members, key=lambda s: (-closeness[s], s))
+    code, slices = "", []
+    for p in inside:
+        if shown in (p.a, p.b):
+            code = p.code_a if p.a == shown else p.code_b
+            slices += p.slices_a if p.a == shown else p.slices_b
+    return Group(notebook, number, tuple(sorted(members)), lowest, shown, code, tuple(merged(slices)))
+
+
+def merged(slices: list) -> list:
+    """(start, end) spans joined where they overlap."""
+    runs: list = []
+    for start, end in sorted(slices):
+        if runs and start <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(runs[-1][1], end))
+        else:
+            runs.append((start, end))
+    return runs
+
+
+def group_number(groups: list[Group]) -> dict:
+    """(notebook, student) → the number of the student's group."""
+    return {(g.notebook, s): g.number for g in groups for s in g.students}
+
+
+def in_a_group(pair: Pair, numbers: dict) -> int | None:
+    """The group both students of the pair are in, if any."""
+    number = numbers.get((pair.notebook, pair.a))
+    return number if number is not None and numbers.get((pair.notebook, pair.b)) == number else None
+
+
 # -- the report -----------------------------------------------------------------------------------
-def write_csv(pairs: list[Pair], path: Path) -> Path:
+def write_csv(pairs: list[Pair], path: Path, groups: list[Group] | None = None) -> Path:
     ranked = sorted(pairs, key=lambda p: -p.score)  # stable: notebooks stay in course order among equals
+    numbers = group_number(groups_of(pairs) if groups is None else groups)
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv_writer(f)
         writer.writerow(FIELDS)
-        writer.writerows([p.notebook, p.a, p.b, f"{p.score:.3f}"] for p in ranked)
+        writer.writerows([p.notebook, p.a, p.b, f"{p.score:.3f}", in_a_group(p, numbers) or ""] for p in ranked)
     return path
 
 
@@ -259,6 +346,7 @@ th{background:#f6f8fa} td.score{text-align:right;font-variant-numeric:tabular-nu
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.7em;border-radius:6px;font-size:.85em;
 margin:0;max-height:40em;overflow:auto}
 mark{background:#ffe08a;color:inherit}
+.group{overflow-wrap:anywhere}
 """  # noqa: E501
 
 
@@ -289,12 +377,34 @@ def pair_html(pair: Pair, roster: dict, anchor: str) -> str:
     )
 
 
-def notebook_html(number: int, title: str, pairs: list[Pair], roster: dict) -> str:
-    """The notebook's pairs at or above the threshold: a table of them all, the first SIDE_BY_SIDE shown."""
-    above = [p for p in pairs if p.score >= THRESHOLD]
-    head = f"<h2>{html.escape(title)}</h2>"
+def group_html(group: Group, roster: dict, anchor: str) -> str:
+    names = ", ".join(html.escape(label(s, roster)) for s in group.students)
+    lowest = (
+        f"сходство любых двоих — не ниже {group.lowest:.2f}"
+        if group.lowest
+        else "у некоторых двоих общий код не найден: они связаны через других"
+    )
+    return (
+        f'<h3 id="{anchor}">Группа {group.number}: {len(group.students)} студентов с одним и тем же кодом</h3>'
+        f'<p class="group">{names}</p><p class="note">{lowest}. Код показан один раз — '
+        f"{html.escape(label(group.shown, roster))}; общее с остальными отмечено. Пары внутри группы "
+        f"не перечисляются (они все — в similarity.csv, столбец group).</p>"
+        f"<pre>{marked(group.code, group.slices)}</pre>"
+    )
+
+
+def notebook_html(number: int, title: str, pairs: list[Pair], roster: dict, groups: list[Group] = ()) -> str:
+    """The notebook's groups of the same code, then its other pairs at or above the threshold: a table of
+    them all, the first SIDE_BY_SIDE shown."""
+    numbers = group_number(groups)
+    above = [p for p in pairs if p.score >= THRESHOLD and in_a_group(p, numbers) is None]
+    head = f"<h2>{html.escape(title)}</h2>" + "".join(group_html(g, roster, f"n{number}-g{g.number}") for g in groups)
     if not above:
-        return head + f'<p class="note">Ни одной пары от {THRESHOLD:.2f}; всего пар с общим кодом: {len(pairs)}.</p>'
+        outside = sum(in_a_group(p, numbers) is None for p in pairs)
+        other, where = ("другой ", " вне групп") if groups else ("", "")
+        return head + (
+            f'<p class="note">Ни одной {other}пары от {THRESHOLD:.2f}; всего пар с общим кодом{where}: {outside}.</p>'
+        )
     shown = above[:SIDE_BY_SIDE]
     anchors = [f"n{number}-{i}" for i in range(len(shown))]
     rows = "".join(
@@ -305,8 +415,8 @@ def notebook_html(number: int, title: str, pairs: list[Pair], roster: dict) -> s
     more = f" Рядом показаны первые {len(shown)} из {len(above)}." if len(shown) < len(above) else ""
     return (
         head + f"<table><tr><th>студент</th><th>студент</th><th>сходство</th></tr>{rows}</table>"
-        f'<p class="note">Ниже порога ещё пар: {len(pairs) - len(above)} (все — в similarity.csv).{more}</p>'
-        + "".join(pair_html(p, roster, anchor) for p, anchor in zip(shown, anchors))
+        f'<p class="note">Ниже порога ещё пар: {sum(p.score < THRESHOLD for p in pairs)} (все — в similarity.csv).'
+        f"{more}</p>" + "".join(pair_html(p, roster, anchor) for p, anchor in zip(shown, anchors))
     )
 
 
@@ -314,11 +424,15 @@ def score_link(pair: Pair, anchor: str) -> str:
     return f'<a href="#{anchor}">{pair.score:.2f}</a>' if anchor else f"{pair.score:.2f}"
 
 
-def page(pairs: list[Pair], notebooks: dict[str, str], roster: dict) -> str:
+def page(pairs: list[Pair], notebooks: dict[str, str], roster: dict, groups: list[Group] | None = None) -> str:
     """notebooks: name → title, in course order."""
+    groups = groups_of(pairs) if groups is None else groups
     compared = [n for n in notebooks if any(p.notebook == n for p in pairs)]
     body = "".join(
-        notebook_html(i, notebooks[n], [p for p in pairs if p.notebook == n], roster) for i, n in enumerate(compared)
+        notebook_html(
+            i, notebooks[n], [p for p in pairs if p.notebook == n], roster, [g for g in groups if g.notebook == n]
+        )
+        for i, n in enumerate(compared)
     )
     if not compared:
         body = '<p class="note">Ни у одной пары студентов нет общего кода.</p>'
@@ -339,7 +453,8 @@ def page(pairs: list[Pair], notebooks: dict[str, str], roster: dict) -> str:
 
 
 def write_report(pairs: list[Pair], notebooks: dict[str, str], roster: dict, out: Path) -> tuple[Path, Path]:
-    csv_path = write_csv(pairs, Path(out) / "similarity.csv")
+    groups = groups_of(pairs)
+    csv_path = write_csv(pairs, Path(out) / "similarity.csv", groups)
     html_path = Path(out) / "similarity.html"
-    html_path.write_text(page(pairs, notebooks, roster), encoding="utf-8")
+    html_path.write_text(page(pairs, notebooks, roster, groups), encoding="utf-8")
     return csv_path, html_path

@@ -580,7 +580,19 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
     if pairs is None:
         parts.append("<p class=note>Отчёт о сходстве не получился: причина — в журнале сервера.</p>")
     else:
-        above = [p for p in pairs if float(p["score"]) >= THRESHOLD]
+        grouped: dict = {}  # (notebook, group) → its students: the same code, one row, not a pair per two
+        for p in pairs:
+            if p.get("group"):
+                grouped.setdefault((p["notebook"], p["group"]), set()).update((p["student_a"], p["student_b"]))
+        if grouped:
+            parts.append("<table><tr><th>Блокнот</th><th>Группа с одним и тем же кодом</th></tr>")
+            parts += [
+                f"<tr><td>{esc(title.get(n, n))}</td><td>{len(members)} студентов: "
+                f"{', '.join(label(s) for s in sorted(members))}</td></tr>"
+                for (n, _), members in grouped.items()
+            ]
+            parts.append("</table>")
+        above = [p for p in pairs if float(p["score"]) >= THRESHOLD and not p.get("group")]
         listed = [p for n in course.notebooks for p in [q for q in above if q["notebook"] == n][:SIMILAR_LISTED]]
         if listed:
             parts.append("<table><tr><th>Блокнот</th><th>Студент</th><th>Студент</th><th>Сходство</th></tr>")
@@ -592,7 +604,8 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
             parts.append("</table>")
         more = f" (здесь — самые похожие {SIMILAR_LISTED} на блокнот)" if len(listed) < len(above) else ""
         parts.append(
-            f"<p>Пар от {THRESHOLD:.2f}: {len(above)}{more}, ниже порога: {len(pairs) - len(above)}. "
+            f"<p>Групп: {len(grouped)}; пар от {THRESHOLD:.2f} вне групп: {len(above)}{more}, ниже порога: "
+            f"{sum(float(p['score']) < THRESHOLD for p in pairs)}. "
             f'<a href="/teacher/{esc(token)}/similarity">Код пар рядом, общие места отмечены</a>.</p>'
         )
     return page("Ход работы класса", "".join(parts))
