@@ -5,5 +5,5 @@ review), `bounds` (the grader's own work on student values bounded), `evaluate` 
 grader against plain data from the sandbox), `pipeline` (the stages for one notebook), `results` (what
 grading says), `feedback` (the student's HTML page).
 
-May import: `autograder.course`, `autograder.wall`.
+May import: `autograder.course`, `autograder.wall`, and `bpe_course` (its checks' failures, read in the grader).
 """

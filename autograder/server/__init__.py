@@ -3,6 +3,9 @@
 Students upload a notebook through their secret link (or `check.py --submit`) and get it graded with the
 hidden tests, on demand, by the same sandboxed grader as `grade`. autograder.server.store keeps the
 records (SQLite), autograder.server.queue the jobs (huey), autograder.server.web the pages.
+
+May import: every layer below — `autograder.course`, `autograder.wall`, `autograder.notebook`,
+`autograder.platforms`, `autograder.classroom`.
 """
 
 import signal
