@@ -72,12 +72,26 @@ CONSTANTS = {
 }
 
 
+def exercise_of(test: str) -> str:
+    """The exercise (solution cell) a test cell grades: test_X and test_X_hidden grade X."""
+    return test.removeprefix("test_").removesuffix("_hidden")
+
+
 @pytest.mark.parametrize("notebook", sorted(CONSTANTS))
 def test_constant_functions_score_zero(notebook):
     graded = grade_cases({notebook: (notebook, CONSTANTS[notebook], True, False)})[notebook]
     for t in graded["tests"]:
-        if not t["name"].startswith("test_quiz"):  # the quiz answers are the solution's
-            assert t["score"] == 0, (t["name"], t["message"])
+        if t["name"].startswith("test_quiz"):  # the quiz answers are the solution's
+            continue
+        exercise = exercise_of(t["name"])
+        assert exercise in CONSTANTS[notebook] or t["score"] == 0, (
+            f"{t['name']} keeps {t['score']:g} points while {', '.join(CONSTANTS[notebook])} are constants. A new "
+            f"exercise in {notebook} needs a constant version of its own here: add "
+            f'"{exercise}": "def {exercise}(...):\\n    return <a constant>" to CONSTANTS["{notebook}"] in '
+            "tests/test_cost_once.py (docs/authoring.md, step 3), so that its tests are proven to earn nothing "
+            "from helpers that learn nothing."
+        )
+        assert t["score"] == 0, (t["name"], t["message"])
 
 
 def test_constant_functions_earn_nothing_from_the_rule_in_06():
