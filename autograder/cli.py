@@ -456,7 +456,12 @@ def parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--out", default="grades", help="where grades.csv and feedback/ go (default: ./grades)")
     g.add_argument("--work", help="the grader's work folder: course, gradebook, cache (default: OUT/work; keep it)")
-    g.add_argument("--jobs", type=int, default=default_jobs(), help="notebooks graded at once (default: cores)")
+    g.add_argument(
+        "--jobs",
+        type=int,
+        default=default_jobs(),
+        help="notebooks graded at once (default: the cores this process may use)",
+    )
     g.add_argument("--force", action="store_true", help="grade again what was already graded")
     g.add_argument("--shard", help="grade only shard i of n (i/n), for several machines; then `merge`")
     g.add_argument("--no-feedback", action="store_true", help="skip the feedback HTML")

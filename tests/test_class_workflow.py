@@ -235,7 +235,7 @@ def test_a_feedback_page_that_fails_is_reported_and_not_retried(tmp_path, capsys
     from autograder.classroom.batch import ClassGrader
     from autograder.classroom.cache import Cache
     from autograder.classroom.outputs import Outcome
-    from autograder.classroom.worker import Answer, Task
+    from autograder.classroom.worker import Reply, Task
     from autograder.classroom.workflow import report_class
     from autograder.course.course import PreparedCourse, use_venv_tools
     from autograder.notebook.results import Result
@@ -243,7 +243,7 @@ def test_a_feedback_page_that_fails_is_reported_and_not_retried(tmp_path, capsys
     use_venv_tools()
     course = PreparedCourse(tmp_path / "work" / "course").prepare()
     grader = ClassGrader(course, tmp_path / "work")
-    answer = Answer(
+    answer = Reply(
         Result("ann", NB, 17.0, 17.0, "graded", "all tests passed"),
         nbformat.v4.new_notebook(),
         feedback_error="ValueError: a broken page",

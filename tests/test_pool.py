@@ -7,7 +7,7 @@ from multiprocessing.reduction import ForkingPickler
 import nbformat
 
 from autograder.classroom.pool import Lost, Workers
-from autograder.classroom.worker import Answer, Task
+from autograder.classroom.worker import Reply, Task
 from autograder.notebook import results
 from autograder.notebook.results import GRADED, Result
 
@@ -26,12 +26,12 @@ def test_a_task_and_an_answer_cross_the_pipe_unchanged():
     result = Result("ann", NB, 2, 17, GRADED, "failed: x", [results.TestResult("test_x", 0, 2, "ValueError: \udcff")])
     for message in (
         Task("ann", NB, "/x/01.ipynb", True, "key"),
-        Answer(result, notebook, "<p>page</p>"),
-        Answer(result, None, None, "ValueError: no page"),
+        Reply(result, notebook, "<p>page</p>"),
+        Reply(result, None, None, "ValueError: no page"),
     ):
         back = pickle.loads(ForkingPickler.dumps(message))
         assert back == message and type(back) is type(message)
-    back = pickle.loads(ForkingPickler.dumps(Answer(result, notebook)))
+    back = pickle.loads(ForkingPickler.dumps(Reply(result, notebook)))
     assert (
         isinstance(back.notebook, nbformat.NotebookNode) and back.notebook.cells[0].outputs[0].text == "вывод \udcff\n"
     )

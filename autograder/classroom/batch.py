@@ -32,9 +32,9 @@ from ..platforms.submissions import Class, Problem
 from . import gradebook
 from .cache import Cache, file_key
 from .outputs import Outcome, write_outputs
-from .pool import Lost, Workers, watchdog_seconds
+from .pool import Lost, Workers, default_jobs, watchdog_seconds
 from .settings import grading_settings, settings_digest
-from .worker import Answer, Task
+from .worker import Reply, Task
 
 
 def shard_of(student: str, shards: int) -> int:
@@ -56,14 +56,15 @@ class ClassGrader:
         self,
         course: PreparedCourse,
         work: Path,
-        jobs: int = 1,
+        jobs: int | None = None,
         force: bool = False,
         feedback: bool = True,
         overrides: dict | None = None,
         notebooks: list[str] | None = None,
     ):
         self.course, self.work = course, Path(work)
-        self.jobs, self.force, self.feedback = max(1, jobs), force, feedback
+        self.jobs = max(1, default_jobs() if jobs is None else jobs)  # the one default: pool.default_jobs
+        self.force, self.feedback = force, feedback
         self.overrides = overrides or {}
         self.notebooks = notebooks or course.notebooks
         self.cache = Cache(self.work)
@@ -177,7 +178,7 @@ class ClassGrader:
                 workers.stop(now=interrupted)
             bar.close()
 
-    def receive(self, task: Task, answer: Answer | Lost, html: dict) -> Result:
+    def receive(self, task: Task, answer: Reply | Lost, html: dict) -> Result:
         """Keep one finished task: cache, gradebook, feedback. Never raises for a bad answer."""
         self.received += 1
         if isinstance(answer, Lost):

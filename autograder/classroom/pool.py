@@ -1,7 +1,7 @@
 """The class grader's worker processes: `jobs` of them, each grading one notebook at a time, and a watchdog.
 
 Each worker (autograder.classroom.worker) is a process of its own, started with `spawn`: it is sent a `Task`
-and answers with an `Answer`. A worker that dies costs only the notebook it was grading: that task
+and answers with a `Reply`. A worker that dies costs only the notebook it was grading: that task
 comes back `Lost`, with the reason, and a new worker takes the slot. So does a worker whose
 notebook runs past `limit` seconds (`watchdog_seconds`: the notebook's own limits plus a grace):
 the watchdog stops it (SIGTERM, then SIGKILL; the kernel dies with it) — whatever the notebook or
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import worker
 from .settings import setting
-from .worker import Answer, Task
+from .worker import Reply, Task
 
 
 @dataclass
@@ -79,7 +79,7 @@ class Workers:
         self.started[slot] = time.monotonic()
         self.slots[slot][1].send(task)
 
-    def answers(self, timeout: float = 1.0) -> list[tuple[Task, Answer | Lost]]:
+    def answers(self, timeout: float = 1.0) -> list[tuple[Task, Reply | Lost]]:
         """(task, its answer) for each finished task; `Lost` when the worker died on it or was stopped."""
         ready = wait([c for _, c in self.slots.values()] + [p.sentinel for p, _ in self.slots.values()], timeout)
         done = self.watch()

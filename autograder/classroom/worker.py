@@ -2,7 +2,7 @@
 
 The worker pool (autograder.classroom.pool) starts as many workers as jobs. A worker imports the grading
 code once, keeps the course notebooks in memory and runs the per-notebook pipeline
-(autograder.notebook.pipeline) for each `Task` it is sent, answering with an `Answer`: the result, the
+(autograder.notebook.pipeline) for each `Task` it is sent, answering with a `Reply`: the result, the
 executed notebook and the feedback page, as objects (the pipe pickles them; nothing is encoded
 on the way). It writes nothing: caching, the gradebook and the output files are the class
 grader's (autograder.classroom.batch), so a worker that is stopped midway leaves nothing half-done behind.
@@ -39,7 +39,7 @@ class Task:
 
 
 @dataclass
-class Answer:
+class Reply:
     """What a worker sends back for a task."""
 
     result: Result
@@ -91,7 +91,7 @@ def main(conn, course_root: str, overrides: dict, parent: int) -> None:
             notebooks[task.notebook] = course.notebook(task.notebook)
         course_nb = notebooks[task.notebook]
         graded = grader.grade(course_nb, Path(task.path), start, task.student)
-        answer = Answer(graded.result)
+        answer = Reply(graded.result)
         if task.feedback:
             try:
                 answer.feedback = feedback_html(
