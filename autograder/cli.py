@@ -228,7 +228,7 @@ def cmd_merge(args) -> int:
     course = PreparedCourse(out / "work" / "course").prepare()
     recorded = merge_gradebook([Path(p) for p in args.parts], outcome, course.root)
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
-    analyse(outcome, out)
+    analyse(outcome, out, out / "work")
     merge_similarity([Path(p) for p in args.parts], outcome, out)
     say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
     try:

@@ -30,12 +30,18 @@ def small_class(tmp_path_factory):
 
 
 def test_a_rerun_with_nothing_new_grades_nothing_and_writes_the_same(small_class, tmp_path):
+    """…and imports nothing it does not use: neither nbgrader's API (the gradebook is as the last run left
+    it) nor matplotlib (no result changed, so the item analysis stands)."""
     before = results_of(small_class / "out")
+    pages = {p: (small_class / "out" / p).read_bytes() for p in ("item_analysis.html", "item_analysis.csv")}
     started = time.monotonic()
-    rerun = grade(small_class / "class", small_class / "out", "--jobs", "2")
-    assert rerun.returncode == 0
+    rerun = grade(small_class / "class", small_class / "out", "--jobs", "2", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     assert "(4 from earlier runs)" in rerun.stdout, rerun.stdout
     assert results_of(small_class / "out") == before
+    imported = {line.rsplit("|", 1)[-1].strip() for line in rerun.stderr.splitlines() if line.startswith("import time")}
+    assert not {"nbgrader.api", "matplotlib", "matplotlib.pyplot"} & imported
+    assert pages == {p: (small_class / "out" / p).read_bytes() for p in pages}
     print(f"rerun took {time.monotonic() - started:.1f} s")
 
 
@@ -47,10 +53,12 @@ def test_a_changed_file_is_graded_again(small_class, tmp_path):
         (klass / student / f"{NB}.ipynb").write_bytes(src.read_bytes())
     work = tmp_path / "work"
     assert grade(klass, tmp_path / "out", "--work", str(work)).returncode == 0
+    analysis = (tmp_path / "out" / "item_analysis.csv").read_text(encoding="utf-8")
     write(submission(NB, solved=False), klass / "ann" / f"{NB}.ipynb")
     again = grade(klass, tmp_path / "out", "--work", str(work))
     assert "(1 from earlier runs)" in again.stdout, again.stdout
     assert results_of(tmp_path / "out")["ann", NB]["score"] == 0
+    assert (tmp_path / "out" / "item_analysis.csv").read_text(encoding="utf-8") != analysis  # written again
 
 
 def test_two_shards_merged_equal_one_run(small_class, tmp_path):

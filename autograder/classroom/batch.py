@@ -84,8 +84,10 @@ class ClassGrader:
             students = [s for s in students if shard_of(s, shard[1]) == shard[0]]
         outcome = Outcome(problems=list(found.problems), notebooks=list(self.notebooks), roster=read_roster(out))
         self.names = outcome.roster
+        narrowed = False
         try:
             gradebook.keep_assignments(self.course.root, self.notebooks, self.course.generate_assignments)
+            narrowed = True
         except Exception as e:  # formgrader then shows more assignments; grading goes on
             outcome.problems.append(
                 Problem(
@@ -115,6 +117,11 @@ class ClassGrader:
         ]
         outcome.seconds = time.monotonic() - started
         write_outputs(outcome, self.notebooks, out, html if self.feedback else None, self.settings, work=self.work)
+        if narrowed:
+            try:
+                gradebook.remember_kept(self.course.root, self.notebooks)
+            except OSError:
+                pass  # the next run narrows the gradebook again
         return outcome
 
     def look_up(

@@ -10,6 +10,7 @@ formgrader lists it. Only the grading process writes here, one notebook
 at a time, so parallel workers never contend for the database.
 """
 
+import json
 import os
 import re
 import shutil
@@ -93,11 +94,36 @@ def write_once(root: Path, student: str, assignment: str, text: str, timestamp: 
         (path.parent / "timestamp.txt").write_text(timestamp, encoding="utf-8")
 
 
+KEPT = "gradebook.kept.json"  # beside gradebook.db: the notebooks it was narrowed to, and the file as it was left
+
+
+def gradebook_state(course_root: Path, wanted: list[str]) -> list:
+    """What keep_assignments' work depends on: the notebooks wanted and gradebook.db as it is now."""
+    try:
+        stat = (Path(course_root) / "gradebook.db").stat()
+    except OSError:
+        return [sorted(wanted), None]
+    return [sorted(wanted), [stat.st_ino, stat.st_size, stat.st_mtime_ns]]
+
+
+def remember_kept(course_root: Path, wanted: list[str]) -> None:
+    """Say the gradebook holds just `wanted` as it is now (after a run that narrowed it and recorded its
+    grades): a rerun that finds it so skips keep_assignments, and nbgrader's second of imports with it."""
+    (Path(course_root) / KEPT).write_text(json.dumps(gradebook_state(course_root, wanted)), encoding="utf-8")
+
+
 def keep_assignments(course_root: Path, wanted: list[str], generate) -> None:
     """formgrader totals every assignment in the gradebook for a student's maximum: keep the ones
     being graded (`wanted`) and those this work folder already graded, take out the rest (the
     prepared course holds every notebook of the course), and put back with `generate(names)` a
-    wanted one that an earlier run with other notebooks took out."""
+    wanted one that an earlier run with other notebooks took out. Nothing to do when the gradebook is
+    as the last run left it for the same notebooks (remember_kept)."""
+    try:
+        if json.loads((Path(course_root) / KEPT).read_text(encoding="utf-8")) == gradebook_state(course_root, wanted):
+            return
+    except (OSError, ValueError):
+        pass
+    (Path(course_root) / KEPT).unlink(missing_ok=True)
     from nbgrader.api import Gradebook  # here: nbgrader takes a second to import, `check` never needs it
 
     with Gradebook(f"sqlite:///{Path(course_root) / 'gradebook.db'}") as gb, warnings.catch_warnings():

@@ -7,6 +7,8 @@ the item analysis, write the platforms' exports (autograder.platforms.exports) â
 `Assignment`, the settings the command line (or a test, or the demo) gives. Exit codes are the CLI's.
 """
 
+import hashlib
+import json
 import shutil
 import zipfile
 from dataclasses import dataclass, field
@@ -76,7 +78,7 @@ def grade_class(submissions: Path, out: Path, work: Path, assignment: Assignment
     )
     outcome = grader.grade(found, out, shard=assignment.shard)
     code = report_class(outcome, grader.notebooks, out, assignment.feedback)
-    analyse(outcome, out)
+    analyse(outcome, out, work)
     compare_students(found.students, grader.notebooks, out, work)
     write_exports(assignment.export, Job(outcome, out, assignment.exports))
     return code
@@ -198,12 +200,29 @@ def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> in
     return SOME_FAILED if outcome.count(*NOT_GRADED) or any(r.feedback_error for r in outcome.results) else OK
 
 
-def analyse(outcome, out: Path) -> None:
-    """The class's item analysis (per test: failures and the most common message; score spread)."""
-    from ..platforms.analysis import write_item_analysis
+def analyse(outcome, out: Path, work: Path | None = None) -> None:
+    """The class's item analysis (per test: failures and the most common message; score spread), written
+    again only when a result or the code that writes it changed (its pictures cost matplotlib's import)."""
+    from ..platforms import analysis
 
+    key = hashlib.sha256(
+        json.dumps(
+            [[r.to_dict() for r in outcome.results], Path(analysis.__file__).read_text(encoding="utf-8")]
+        ).encode("utf-8", "surrogatepass")
+    ).hexdigest()
+    stamp = Path(work or out) / "item_analysis.key"
+    page = Path(out) / "item_analysis.html"
     try:
-        _, page = write_item_analysis(outcome.results, out)
+        if stamp.read_text(encoding="utf-8") == key and page.is_file() and (Path(out) / "item_analysis.csv").is_file():
+            say(f"item analysis: {page} (and item_analysis.csv; no result changed)")
+            return
+    except OSError:
+        pass
+    try:
+        stamp.unlink(missing_ok=True)
+        _, page = analysis.write_item_analysis(outcome.results, out)
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(key, encoding="utf-8")
         say(f"item analysis: {page} (and item_analysis.csv)")
     except Exception as e:  # a report only: it never stops the grades from being written
         say(f"the item analysis could not be written: {type(e).__name__}: {e}")
