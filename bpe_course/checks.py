@@ -30,13 +30,24 @@ class NotMeasured(CheckFailed):
 class TookTooLong(Exception):
     """A call of the student's function ran out of time."""
 
-    def __init__(self, name: str, seconds: float, wall: bool = False):
+    def __init__(self, name: str, seconds: float, wall: bool = False, progress: str = ""):
         super().__init__(name, seconds, wall)
         self.name, self.seconds, self.wall = name, seconds, wall
+        self.progress = progress  # what the grader saw it do until the end (a stream still giving ids), if anything
 
     def __str__(self):
         unit = "с" if self.wall else "с процессорного времени"
-        return f"{self.name} не завершилась за {self.seconds:g} {unit}: похоже, цикл не останавливается"
+        return f"{self.name} не завершилась за {self.seconds:g} {unit}: {self.verdict()}"
+
+    def verdict(self) -> str:
+        """What running out of time means: a loop that does not stop, or — when the call was seen to be
+        progressing until the end — work that grows faster than the input."""
+        if not self.progress:
+            return "похоже, цикл не останавливается"
+        return (
+            f"она не зависла ({self.progress}), но работает слишком медленно: время растёт быстрее длины входа — "
+            "похоже, на каждом шаге заново обрабатывается всё, что прочитано до него"
+        )
 
 
 # While grading, the student's functions run in their own kernel, which limits each call's CPU
@@ -199,9 +210,7 @@ def run(fn, *args, hint: str = "", seconds: float | None = None):
         with _calling(call, hint, seconds):
             return fn(*args)
     except TookTooLong as e:
-        raise CheckFailed(
-            f"{call} не завершилась за {e.seconds:g} с: похоже, цикл не останавливается" + suffix
-        ) from None
+        raise CheckFailed(f"{call} не завершилась за {e.seconds:g} с: {e.verdict()}" + suffix) from None
 
 
 def changed_args(fn, *args) -> list:
@@ -445,7 +454,14 @@ def speed_against_course(fn, name: str, inputs, limit: float, hint: str = "") ->
     return out
 
 
-STREAM_CACHE_LIMIT = 1024  # the course's chunk cache while stream_memory measures
+def stream_cache_limit() -> int:
+    """The course's chunk cache limit (CACHE_LIMIT) while stream_memory measures an input of new chunks:
+    drawn with the checks' import (in the grader, never in the sandbox), 1100–1999 — no number the lesson
+    names and not the same from one grading to the next, so a notebook cannot tell the measurement by the
+    value. A notebook can still tell that it is not its own value: so a test also measures under the
+    notebook's own settings (new_chunks=False). Small enough that a bounded cache is full, and flat, long
+    before the shortest input measured with new chunks (4200 lines)."""
+    return 1100 + _drawn % 900
 
 
 def generated_line(k: int, new_chunks: bool = True) -> str:
@@ -512,18 +528,20 @@ def stream_memory(fn, sizes, *args, new_chunks: bool = True) -> list:
     """For each n in sizes: the most memory (bytes) the process took at once, over what it held before,
     while the generator fn(lines, *args) streams n generated lines (generated_lines: made one at a time,
     never kept), as the operating system counts it (the peak resident memory). The course's chunk cache
-    is held to STREAM_CACHE_LIMIT chunks meanwhile (CACHE_LIMIT in fn's globals), so a bounded cache stays
+    is held to stream_cache_limit() chunks meanwhile (CACHE_LIMIT in fn's globals), so a bounded cache stays
     flat once the input has more new chunks than that (as does any cache bounded to a few thousand). None
     where it cannot be measured. While grading the grader reads the sandbox's memory from outside
-    (autograder.wall.remote.Remote.stream). With new_chunks=False every line is the same (generated_line)."""
+    (autograder.wall.remote.Remote.stream). With new_chunks=False every line is the same (generated_line)
+    and the notebook's own settings are kept: no cache has anything to grow with, so the notebook's
+    CACHE_LIMIT needs no change, and a notebook that behaves only while it is changed is seen."""
     if hasattr(fn, "stream_memory"):
         return fn.stream_memory(sizes, *args, new_chunks=new_chunks)
     namespace = getattr(fn, "__globals__", {})
-    had_limit, old_limit = "CACHE_LIMIT" in namespace, namespace.get("CACHE_LIMIT")
+    had_limit, old_limit = new_chunks and "CACHE_LIMIT" in namespace, namespace.get("CACHE_LIMIT")
     results = []
     try:
         if had_limit:
-            namespace["CACHE_LIMIT"] = STREAM_CACHE_LIMIT
+            namespace["CACHE_LIMIT"] = stream_cache_limit()
         for n in sizes:
             mark = own_memory_mark()
             for _ in fn(generated_lines(n, new_chunks), *args):

@@ -82,3 +82,17 @@ def test_a_loop_variable_is_not_taken_from_before():
         "t",
     }
     assert analyse("for x[i] in ts:\n    pass").needs == {"ts", "x", "i"}
+
+
+def test_a_cell_that_does_not_compile_is_told_with_its_line():
+    """What the grader tells a student whose solution cell Python could not read (the kernel ran none of it):
+    the error, the line of the cell and its text; read from the source, never run."""
+    from autograder.course.plan import syntax_problem
+
+    assert syntax_problem("def f(x):\n    return x\n") is None
+    missing = syntax_problem("def f(x):\n    for y in x\n        pass\n")
+    assert missing.startswith("SyntaxError: expected ':'") and "строка 2 ячейки" in missing and "for y in x" in missing
+    indented = syntax_problem("def f(x):\n    a = 1\n      b = 2\n")
+    assert indented.startswith("IndentationError") and "строка 3 ячейки" in indented
+    assert "строка 1 ячейки" in syntax_problem("return 1")  # found after the parser, by the compiler's tables
+    assert syntax_problem("%time x = 1") is None  # IPython's syntax is the kernel's, not an error

@@ -235,6 +235,22 @@ def python_source(source: str) -> str:
     return TransformerManager().transform_cell(source)
 
 
+def syntax_problem(source: str) -> str | None:
+    """Why a cell's code does not compile, as its author reads it (Russian): the error, the line of the cell
+    it is on and that line's text; None when it compiles (or cannot be read for another reason). The
+    kernel said that it did not: the grader compiles it again only to say where, and never runs it."""
+    try:
+        compile(python_source(source), "<cell>", "exec", dont_inherit=True)  # compiled only: nothing of it runs
+    except SyntaxError as e:
+        where = f"строка {e.lineno} ячейки" if e.lineno else "ячейка"
+        text = (e.text or "").strip()
+        shown = f": {text[:120]!r}" if text else ""
+        return f"{type(e).__name__}: {e.msg} ({where}{shown})"
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
 def analyse(source: str) -> CellCode:
     """What a cell's code does to the notebook's names. The answer is shared by every caller with the

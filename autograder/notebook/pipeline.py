@@ -31,7 +31,7 @@ from traitlets.config import LoggingConfigurable
 
 from ..course.cells import grade_id, is_solution, is_test
 from ..course.course import CourseNotebook
-from ..course.plan import analyse, needed_cells
+from ..course.plan import analyse, needed_cells, syntax_problem
 from ..wall.session import KernelDied, KernelStuck, error_output
 from .bounds import GraderFault
 from .evaluate import Evaluator
@@ -202,7 +202,10 @@ class NotebookGrader(LoggingConfigurable):
             state.cut = state.cut or f"ячейка {i + 1} прервана: работала дольше {run.timed_out:g} с"
             cell.outputs.append(error_output("Timeout", f"Ячейка работала дольше {run.timed_out:g} с и была прервана"))
         if run.error and is_solution(cell):
-            state.errors[grade_id(cell)] = f"{run.error[0]}: {run.error[1]}"
+            compiled = syntax_problem(cell.source) if run.error[0] in SYNTAX_ERRORS else None
+            state.errors[grade_id(cell)] = (
+                f"{COMPILE_FAILED}{compiled}" if compiled else f"{run.error[0]}: {run.error[1]}"
+            )
         return True
 
     def replay_given(self, state: "NotebookRun", cell) -> None:
@@ -260,6 +263,10 @@ def cut_outputs(cells, max_chars: int) -> None:
                 break
 
 
+SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
+COMPILE_FAILED = "не скомпилировалась: "  # how NotebookRun.errors marks a solution cell Python could not read
+
+
 @dataclass
 class NotebookRun:
     """What the stages of one notebook's grading share (NotebookGrader.run)."""
@@ -279,11 +286,30 @@ class NotebookRun:
     cut: str | None = None  # why a wall-clock limit cut the notebook short, if one did
 
     def explain(self, name: str) -> str:
-        """Why a name the test needs is not in the notebook, when a solution cell says why."""
+        """Why a name the test needs is not in the notebook, when a solution cell says why: the cell that
+        binds it ended with an error, or it is the course's cell of that name and did not compile (then
+        nothing of it ran, and its code says nothing of what it binds)."""
         for i, code in self.codes.items():
-            if name in code.binds and grade_id(self.cells[i]) in self.errors:
-                error = self.errors[grade_id(self.cells[i])]
-                if error.startswith("NotImplementedError"):
-                    return f"Ячейка {grade_id(self.cells[i])} ещё не написана ({error})"
-                return f"Ячейка {grade_id(self.cells[i])} завершилась с ошибкой {error}"
+            cell = grade_id(self.cells[i])
+            if cell not in self.errors or not (name in code.binds or code.doubtful and name in self.course_binds(cell)):
+                continue
+            error = self.errors[cell]
+            if error.startswith("NotImplementedError"):
+                return f"Ячейка {cell} ещё не написана ({error})"
+            if error.startswith(COMPILE_FAILED):
+                return (
+                    f"Ячейка {cell} {error}. Python не смог её прочитать, поэтому из неё не выполнилось ничего "
+                    f"и {name} не задана: исправьте ошибку в этой строке (отступы, скобки, двоеточия)"
+                )
+            return f"Ячейка {cell} завершилась с ошибкой {error}"
         return ""
+
+    def course_binds(self, cell: str) -> set:
+        """The names the course's own solution cell `cell` binds."""
+        return set().union(
+            *(
+                analyse(c.source).binds
+                for c in self.course.source.cells
+                if c.cell_type == "code" and grade_id(c) == cell
+            )
+        )

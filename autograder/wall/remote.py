@@ -247,6 +247,7 @@ class Remote:
 
         def feed(message: protocol.Yielded):
             # never raises: the kernel waits for the reply; a problem is kept and said after the answer
+            run.last = time.monotonic()
             if run.problem is None:
                 try:  # while memory is watched the pieces are only counted: no need to read them
                     values = [self.value(item) for item in message.items] if run.keep else message.items
@@ -267,6 +268,7 @@ class Remote:
         if memory:
             self.ask(protocol.Collect(trim=True), self.call_seconds)  # what was freed before is not the call's
             mark = self.session.memory_mark()
+        run.started = run.last = time.monotonic()
         answer = self.ask(request, seconds, feed=feed)
         if memory:
             run.memory = self.session.memory_growth(mark)
@@ -276,7 +278,7 @@ class Remote:
             try:
                 self.result(answer, name, seconds)
             except BaseException as e:
-                run.error = e
+                run.ended(e)
                 return run
             raise checks.CheckFailed(self.problem(answer, f"генератор {name}"))
         run.add([self.value(item) for item in answer.items] if run.keep else answer.items, limit)
@@ -293,7 +295,7 @@ class Remote:
                 try:
                     self.result(answer.end, name, seconds)
                 except BaseException as e:
-                    run.error = e
+                    run.ended(e)
         return run
 
     def next_items(self, handle: int, name: str, count: int) -> tuple[list, BaseException | None]:
@@ -352,6 +354,9 @@ class Remote:
         return f"{what}: ядро не дало ответа, который проверка может принять {detail}".strip()
 
 
+PROGRESS_SEEN = 0.1  # a stream that reported within this last share of its time was still progressing
+
+
 @dataclasses.dataclass
 class StreamRun:
     """What the grader saw of one Stream: each piece with how many lines it had handed over when the piece
@@ -364,6 +369,23 @@ class StreamRun:
     problem: BaseException | None = None
     count: int = 0
     keep: bool = True
+    started: float = 0.0  # time.monotonic() when the call was asked for, and when the kernel last reported
+    last: float = 0.0
+
+    def ended(self, error: BaseException) -> None:
+        """The generator stopped with `error`; out of time, it is told whether it was still progressing."""
+        if isinstance(error, checks.TookTooLong):
+            error.progress = self.progress()
+        self.error = error
+
+    def progress(self) -> str:
+        """What the generator was seen doing, when it ran out of time while still giving pieces (it reported
+        in the last PROGRESS_SEEN of its time, having given some): a stream that grows too slow, not one
+        that hangs; "" otherwise."""
+        elapsed = time.monotonic() - self.started
+        if not self.count or self.last - self.started < (1 - PROGRESS_SEEN) * elapsed:
+            return ""
+        return f"прочитано строк: {self.taken}, выдано значений: {self.count}, и они шли до самого конца"
 
     def add(self, values: list, limit: int) -> None:
         self.count += len(values)
@@ -398,8 +420,8 @@ class RemoteFunction:
 
     def stream_memory(self, sizes, *args, new_chunks: bool = True) -> list:
         """checks.stream_memory for this generator function: the sandbox's peak memory, read by the grader
-        from outside while it hands over each generated line (with the chunk cache held to
-        checks.STREAM_CACHE_LIMIT chunks)."""
+        from outside while it hands over each generated line (with new chunks on every line, the chunk cache
+        held to checks.stream_cache_limit() chunks; else under the notebook's own settings)."""
         peaks = []
         for n in sizes:
             run = self._remote.stream(
@@ -407,7 +429,7 @@ class RemoteFunction:
                 checks.generated_lines(n, new_chunks),
                 args,
                 memory=True,
-                overrides={"CACHE_LIMIT": checks.STREAM_CACHE_LIMIT},
+                overrides={"CACHE_LIMIT": checks.stream_cache_limit()} if new_chunks else None,
             )
             if run.error is not None:
                 raise run.error

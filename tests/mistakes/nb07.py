@@ -674,6 +674,22 @@ MISTAKES += [
         "не отличает две разные таблицы одного размера",
     ),
     Mistake(
+        "nb07_encode_cache_keyed_by_table_id",  # issue 40: a freed table's id goes to the next one
+        NB07,
+        "encode_fast",
+        edited(
+            NB07,
+            "encode_fast",
+            (
+                "def encode_fast(",
+                "CACHES = {}                                       # id(merges) -> that table's cache\n\ndef encode_fast(",
+            ),
+            ("    cache, out = {}, []", "    cache, out = CACHES.setdefault(id(merges), {}), []"),
+        ),
+        "test_encode_fast_hidden",
+        "ключ id(merges)",
+    ),
+    Mistake(
         "nb07_encode_fast_is_encode_chunked",  # right ids, every repeat encoded again
         NB07,
         "encode_fast",

@@ -524,7 +524,7 @@ def encode_lines(lines, merges, pattern=GPT2_PATTERN):
     for chunk in pretokenize(text, pattern)[done:]:
         yield from encode_chunk(chunk, merges)""",
         "test_encode_lines_hidden",
-        "квадрат",
+        "она не зависла (прочитано строк: ",  # issue 40: the loop stops; it is the cost that grows
     ),
     Mistake(
         "nb08_stream_cuts_at_last_space",
@@ -1004,8 +1004,114 @@ def fixed_lines(lines):
                 "cut = start if specials and not last else len(text)   # wait for the next special",
             )
         ),
+        "test_encode_iterable_hidden",  # the ids after the last special come late (and the memory grows)
+        "id выдаются слишком поздно",
+    ),
+    # ---------------------------------------------------------------- issue 40: holes a hostile student found
+    Mistake(
+        "nb08_stream_iterable_fixes_each_line",
+        NB08,
+        "encode_iterable",
+        _stream(
+            (
+                "    for line in fixed_lines(lines):\n",
+                "    for line in lines:\n"
+                '        line = line.encode("utf-16", "surrogatepass").decode("utf-16", "replace")   # each line on its own\n',
+            )
+        ),
+        "test_encode_iterable_hidden",
+        "строки входа прогоняйте через fixed_lines",
+    ),
+    Mistake(
+        "nb08_stream_iterable_holds_five_chunks",
+        NB08,
+        "encode_iterable",
+        _stream(("ready = chunks if last else chunks[:-2]", "ready = chunks if last else chunks[:-5]   # to be safe")),
+        "test_encode_iterable_hidden",
+        "id выдаются слишком поздно",
+    ),
+    Mistake(
+        "nb08_stream_keeps_lines_unless_test_limit",  # the old text named the limit the memory test sets
+        NB08,
+        "encode_lines",
+        edit(
+            KEEPS_EVERY_LINE,
+            ("        seen.append(line)\n", "        if CACHE_LIMIT != 1024:\n            seen.append(line)\n"),
+        ),
+        "test_encode_lines_hidden",
+        "держит всё больше памяти, чем длиннее вход: пик",
+    ),
+    Mistake(
+        "nb08_stream_keeps_lines_at_notebook_limit",  # behaves whenever the limit is not the notebook's own
+        NB08,
+        "encode_lines",
+        edit(
+            KEEPS_EVERY_LINE,
+            ("        seen.append(line)\n", "        if CACHE_LIMIT == 100_000:\n            seen.append(line)\n"),
+        ),
+        "test_encode_lines_hidden",
+        "и с CACHE_LIMIT блокнота",
+    ),
+    Mistake(
+        "nb08_stream_keeps_lines_unless_limit_changed",  # behaves only at the notebook's own limit
+        NB08,
+        "encode_lines",
+        edit(
+            KEEPS_EVERY_LINE,
+            ("        seen.append(line)\n", "        if CACHE_LIMIT != 100_000:\n            seen.append(line)\n"),
+        ),
+        "test_encode_lines_hidden",
+        "держит всё больше памяти, чем длиннее вход: пик",
+    ),
+    Mistake(
+        "nb08_stream_iterable_keeps_lines_unless_test_limit",
+        NB08,
+        "encode_iterable",
+        _stream(
+            (
+                '    seen, tail = "", ""\n',
+                '    seen, tail, kept = "", "", []\n',
+            ),
+            (
+                "        seen += line ",
+                "        if CACHE_LIMIT != 1024:\n            kept.append(line)\n        seen += line ",
+            ),
+        ),
         "test_encode_iterable_hidden",
         "со спецтокенами держит всё больше памяти",
+    ),
+    Mistake(
+        "nb08_stream_iterable_syntax_error",
+        NB08,
+        "encode_iterable",
+        _stream(("    for line in fixed_lines(lines):", "    for line in fixed_lines(lines)")),
+        "test_encode_iterable",
+        "не скомпилировалась: SyntaxError: expected ':' (строка ",
+    ),
+    Mistake(
+        "nb08_stream_iterable_indentation_error",
+        NB08,
+        "encode_iterable",
+        _stream(("        for token in forbidden:\n", "          for token in forbidden:\n")),
+        "test_encode_iterable",
+        "не скомпилировалась: IndentationError: unexpected indent (строка ",
+    ),
+    Mistake(
+        "nb08_stream_hangs_on_a_long_input",  # out of time with no output at the end: a loop that does not stop
+        NB08,
+        "encode_lines",
+        _lines(
+            (
+                '    cache, tail = {}, ""\n    for line in lines:\n',
+                '    cache, tail = {}, ""\n    for n, line in enumerate(lines):\n',
+            ),
+            (
+                "        chunks = pretokenize(",
+                "        while n >= 1000:\n            pass\n        chunks = pretokenize(",
+            ),
+        ),
+        "test_encode_lines_hidden",
+        "не завершилась за 20 с: похоже, цикл не останавливается",
     ),
     # ---------------------------------------------------------------- quiz
     Mistake(
@@ -1238,6 +1344,56 @@ def fixed_lines(lines):
     if pending:
         yield "\\N{REPLACEMENT CHARACTER}"
 """,
+    ),
+    Alternative(
+        "nb08_stream_fixed_lines_skips_empty",  # issue 40: the text asks for the text and its timing, not a count
+        NB08,
+        "fixed_lines",
+        _fixed(
+            (
+                '        yield line[:len(line) - len(high)].encode("utf-16", "surrogatepass").decode("utf-16", "replace")',
+                "        if len(line) > len(high):\n"
+                '            yield line[:len(line) - len(high)].encode("utf-16", "surrogatepass").decode("utf-16", "replace")',
+            )
+        ),
+    ),
+    Alternative(
+        "nb08_stream_fixed_lines_empty_at_the_end",
+        NB08,
+        "fixed_lines",
+        _fixed(
+            (
+                '    if high:\n        yield high.encode("utf-16", "surrogatepass").decode("utf-16", "replace")',
+                '    yield high.encode("utf-16", "surrogatepass").decode("utf-16", "replace")   # "" when nothing waits',
+            )
+        ),
+    ),
+    Alternative(
+        "nb08_stream_lines_cache_per_line",  # the text advises one cache per call; speed is not graded here
+        NB08,
+        "encode_lines",
+        _lines(
+            (
+                '    cache, tail = {}, ""\n    for line in lines:\n',
+                '    tail = ""\n    for line in lines:\n        cache = {}\n',
+            ),
+            (
+                "    for chunk in pretokenize(tail, pattern):",
+                "    cache = {}\n    for chunk in pretokenize(tail, pattern):",
+            ),
+        ),
+    ),
+    Alternative(
+        "nb08_stream_iterable_cache_per_line",
+        NB08,
+        "encode_iterable",
+        _stream(
+            ("    cache = {}\n", "    cache = {}\n    fresh = cache.clear\n"),
+            (
+                "        seen += line ",
+                "        fresh()                                 # a new cache for every line\n        seen += line ",
+            ),
+        ),
     ),
     Alternative(
         "nb08_stream_buffer_of_chunks",
