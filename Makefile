@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed
 
-.PHONY: help setup lint format test test-quick check-notebook proof demo release lab bench bench-grading bundle serve clean
+.PHONY: help setup lint format test test-quick check-notebook proof mutants demo release lab bench bench-grading bundle serve clean
 
 help:              ## this list
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed -E 's/:.*## /\t/' | expand -t 18
@@ -43,6 +43,10 @@ check-notebook: $(STAMP)  ## one notebook while you write it: make check-noteboo
 proof: $(STAMP)    ## the slow proofs: every lesson run whole, solved and untouched (CI runs it too)
 	$(PY) -m pytest -m proof
 
+MUTANTS_OUT ?= mutants-output
+mutants: $(STAMP)  ## the mutation run over every graded function, or one notebook: make mutants NB=03 (long)
+	nice $(PY) tests/mutants.py $(if $(filter command line environment,$(origin NB)),--notebook $(NB)) --out $(MUTANTS_OUT)
+
 demo: $(STAMP)     ## autograde the bundled example class into demo-output/
 	$(PY) -m autograder demo --out demo-output
 
@@ -67,4 +71,4 @@ serve: $(STAMP)    ## the course server: make serve NB=01,02 ROSTER=roster.csv (
 	$(PY) -m autograder serve --notebooks $(NB) --roster $(ROSTER) --data $(DATA)
 
 clean:
-	rm -rf demo-output grades .pytest_cache
+	rm -rf demo-output grades mutants-output .pytest_cache
