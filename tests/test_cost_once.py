@@ -2,8 +2,10 @@
 
 learn_merges (01) is built on count_pairs and merge_pair, train_bpe (02) on get_pair_counts and merge.
 06's MEASURED and smallest_vocab are built on bytes_per_token: a value right for the student's own
-bytes_per_token on the right tokens is accepted (a rounding, characters instead of bytes), as long as that
-helper still tells the right input from the wrong ones (a constant earns nothing).
+bytes_per_token on the right tokens is accepted (a rounding, characters instead of bytes, distinct ids, an
+inverted ratio, whole numbers from //), as long as that helper still tells the right input from the wrong
+ones (a constant earns nothing); for smallest_vocab "right for it" is any size where its measure reaches the
+target and the size before does not (what a bisection finds when that measure falls somewhere).
 Their hidden tests accept the table that is right for the student's own helpers, so a catalogued
 mistake in a helper loses points in the helper's tests only (the visible tests name the helper to
 fix first instead: see the *_named_in_* mistakes of tests/mistakes/). Graded in-process like the
@@ -29,6 +31,11 @@ SPARED = {  # mistake id: tests that must keep full marks
     ],
     "nb06_bytes_per_token_rounds_to_four_digits": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
     "nb06_bytes_per_token_on_characters": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
+    # a curve that falls somewhere (distinct ids), one that only falls (inverted), whole numbers (//): a right
+    # search by such a helper is still right for it (issue 45)
+    "nb06_bytes_per_token_distinct_ids": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
+    "nb06_bytes_per_token_inverted": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
+    "nb06_bytes_per_token_floor_division": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
 }
 
 
