@@ -102,3 +102,26 @@ def test_constant_functions_earn_nothing_from_the_rule_in_06():
         tests = {t["name"]: t for t in graded["tests"]}
         for name in ["test_english_experiment_hidden", "test_smallest_vocab", "test_smallest_vocab_hidden"]:
             assert tests[name]["score"] == 0, (answer, name)
+
+
+def test_a_helper_that_gives_no_finite_number_earns_nothing_in_06_and_breaks_no_check():
+    """06's rule accepts whole numbers (what // gives) from the student's bytes_per_token; one too large for a
+    float, nan or inf is no measure: the tests built on it fail with their own message, not with an OverflowError
+    raised while the check reads the number, and grant nothing (MEASURED is then that number too)."""
+    values = {"huge": "10 ** 400", "nan": "float('nan')", "inf": "float('inf')"}
+    graded = grade_cases(
+        {
+            key: (
+                "06_vocab_size",
+                {"bytes_per_token": f"def bytes_per_token(text, ids):\n    return {value}"},
+                True,
+                False,
+            )
+            for key, value in values.items()
+        }
+    )
+    for key, result in graded.items():
+        tests = {t["name"]: t for t in result["tests"]}
+        measured, search = tests["test_english_experiment_hidden"], tests["test_smallest_vocab_hidden"]
+        assert measured["score"] == 0 and "не похоже на число байтов на токен" in measured["message"], (key, measured)
+        assert search["score"] == 0 and "ожидалось" in search["message"], (key, search)
