@@ -8,6 +8,8 @@ solution scores full marks. Each case is graded as a class is: the lesson's demo
 untouched notebooks that skipping them changes no grade).
 """
 
+import re
+
 import nbformat
 import pytest
 from catalogue import grade_cases
@@ -119,6 +121,24 @@ def test_each_known_mistake_loses_points_in_its_test(catalogue, mistake):
     failed = failed_tests(r)
     assert mistake.caught_by in failed, f"{mistake.caught_by} did not catch it; failed: {sorted(failed)}"
     assert mistake.message in failed[mistake.caught_by]["message"], failed[mistake.caught_by]["message"]
+
+
+# The hidden test of each measured experiment (a value the student gets by running the lesson's code: 06's
+# MEASURED is the course's only one), by the cell it grades. It may say how far off a value is and what to run
+# again, never the value it expects: printed, it could be typed in instead of measured (issue 45).
+MEASURED_EXPERIMENTS = {("06_vocab_size", "english_experiment"): "test_english_experiment_hidden"}
+FIGURE = re.compile(r"\d[\d.,\u202f]{3,}")  # a number of four characters or more: 6607, 3.84, 1720
+
+
+@pytest.mark.parametrize(
+    "mistake",
+    [m for m in MISTAKES if MEASURED_EXPERIMENTS.get((m.notebook, m.cell)) == m.caught_by],
+    ids=lambda m: m.id,
+)
+def test_a_measured_experiments_hidden_test_never_prints_the_value_it_expects(catalogue, mistake):
+    message = failed_tests(catalogue[mistake.id, mistake.notebook])[mistake.caught_by]["message"]
+    _, _, after_the_students_value = message.partition(";")  # «MEASURED['русский'] = <the student's value>; …»
+    assert after_the_students_value and not FIGURE.search(after_the_students_value), message
 
 
 @pytest.mark.parametrize("alternative", ALTERNATIVES, ids=lambda a: a.id)

@@ -2,8 +2,10 @@
 
 learn_merges (01) is built on count_pairs and merge_pair, train_bpe (02) on get_pair_counts and merge.
 06's MEASURED and smallest_vocab are built on bytes_per_token: a value right for the student's own
-bytes_per_token on the right tokens is accepted (a rounding, characters instead of bytes), as long as that
-helper still tells the right input from the wrong ones (a constant earns nothing).
+bytes_per_token on the right tokens is accepted (a rounding, characters instead of bytes, distinct ids, an
+inverted ratio, whole numbers from //), as long as that helper still tells the right input from the wrong
+ones (a constant earns nothing); for smallest_vocab "right for it" is any size where its measure reaches the
+target and the size before does not (what a bisection finds when that measure falls somewhere).
 Their hidden tests accept the table that is right for the student's own helpers, so a catalogued
 mistake in a helper loses points in the helper's tests only (the visible tests name the helper to
 fix first instead: see the *_named_in_* mistakes of tests/mistakes/). Graded in-process like the
@@ -29,6 +31,11 @@ SPARED = {  # mistake id: tests that must keep full marks
     ],
     "nb06_bytes_per_token_rounds_to_four_digits": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
     "nb06_bytes_per_token_on_characters": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
+    # a curve that falls somewhere (distinct ids), one that only falls (inverted), whole numbers (//): a right
+    # search by such a helper is still right for it (issue 45)
+    "nb06_bytes_per_token_distinct_ids": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
+    "nb06_bytes_per_token_inverted": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
+    "nb06_bytes_per_token_floor_division": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
 }
 
 
@@ -109,3 +116,26 @@ def test_constant_functions_earn_nothing_from_the_rule_in_06():
         tests = {t["name"]: t for t in graded["tests"]}
         for name in ["test_english_experiment_hidden", "test_smallest_vocab", "test_smallest_vocab_hidden"]:
             assert tests[name]["score"] == 0, (answer, name)
+
+
+def test_a_helper_that_gives_no_finite_number_earns_nothing_in_06_and_breaks_no_check():
+    """06's rule accepts whole numbers (what // gives) from the student's bytes_per_token; one too large for a
+    float, nan or inf is no measure: the tests built on it fail with their own message, not with an OverflowError
+    raised while the check reads the number, and grant nothing (MEASURED is then that number too)."""
+    values = {"huge": "10 ** 400", "nan": "float('nan')", "inf": "float('inf')"}
+    graded = grade_cases(
+        {
+            key: (
+                "06_vocab_size",
+                {"bytes_per_token": f"def bytes_per_token(text, ids):\n    return {value}"},
+                True,
+                False,
+            )
+            for key, value in values.items()
+        }
+    )
+    for key, result in graded.items():
+        tests = {t["name"]: t for t in result["tests"]}
+        measured, search = tests["test_english_experiment_hidden"], tests["test_smallest_vocab_hidden"]
+        assert measured["score"] == 0 and "не похоже на число байтов на токен" in measured["message"], (key, measured)
+        assert search["score"] == 0 and "ожидалось" in search["message"], (key, search)

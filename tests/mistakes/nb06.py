@@ -229,6 +229,25 @@ MEASURED = {language: bytes_per_token(text, encode_chunked(text, ru_merges))
         "test_english_experiment_hidden",
         "нужен zh_text",
     ),
+    # the experiment left unrun and its figures typed in: from the cell's printout (three digits), or
+    # from somewhere else (another vocabulary, a classmate's table); the hidden test never prints its own
+    # figures, so it can only say how far off they are and why
+    Mistake(
+        "nb06_experiment_typed_in_from_the_printout",
+        NB06,
+        "english_experiment",
+        'MEASURED = {"русский": 3.841, "английский": 1.002, "китайский": 1.003}   # copied from the output',
+        "test_english_experiment_hidden",
+        "вписано вручную",
+    ),
+    Mistake(
+        "nb06_experiment_typed_in_from_elsewhere",
+        NB06,
+        "english_experiment",
+        'MEASURED = {"русский": 4.5, "английский": 1.3, "китайский": 1.2}   # "roughly what GPT-2 gets"',
+        "test_english_experiment_hidden",
+        "больше значения, измеренного при проверке, примерно на 20 %",
+    ),
     # ---------------------------------------------------------------- smallest_vocab
     Mistake(
         "nb06_smallest_vocab_returns_merge_count",
