@@ -324,9 +324,9 @@ def in_a_group(pair: Pair, numbers: dict) -> int | None:
 
 
 # -- the report -----------------------------------------------------------------------------------
-def write_csv(pairs: list[Pair], path: Path, groups: list[Group] | None = None) -> Path:
+def write_csv(pairs: list[Pair], path: Path, groups: list[Group]) -> Path:
     ranked = sorted(pairs, key=lambda p: -p.score)  # stable: notebooks stay in course order among equals
-    numbers = group_number(groups_of(pairs) if groups is None else groups)
+    numbers = group_number(groups)
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv_writer(f)
         writer.writerow(FIELDS)
@@ -424,9 +424,8 @@ def score_link(pair: Pair, anchor: str) -> str:
     return f'<a href="#{anchor}">{pair.score:.2f}</a>' if anchor else f"{pair.score:.2f}"
 
 
-def page(pairs: list[Pair], notebooks: dict[str, str], roster: dict, groups: list[Group] | None = None) -> str:
+def page(pairs: list[Pair], notebooks: dict[str, str], roster: dict, groups: list[Group]) -> str:
     """notebooks: name → title, in course order."""
-    groups = groups_of(pairs) if groups is None else groups
     compared = [n for n in notebooks if any(p.notebook == n for p in pairs)]
     body = "".join(
         notebook_html(
