@@ -120,7 +120,8 @@ def test_a_mistake_graded_with_only_the_tests_that_reach_it_has_the_same_verdict
         t for t in mistakes_both_ways[mistake.id, earlier]["tests"] if t["name"] == mistake.caught_by
     )
     reduced, every = verdict("reaching"), verdict("all")
-    figures = lambda message: re.sub(r"\d+(?:[.,]\d+)?", "#", message)
+    # A shown value is cut at a fixed length, so a figure of another width may end just before the cut or across it.
+    figures = lambda message: re.sub(r"#?…", "…", re.sub(r"\d+(?:[.,]\d+)?", "#", message))
     assert reduced["score"] == every["score"], (reduced, every)
     assert figures(reduced["message"]) == figures(every["message"]), (reduced, every)
 
