@@ -185,6 +185,7 @@ def export_settings(args) -> ExportSettings:
         late=late_policy(option("due"), option("submission_times") or option("worksheet"), option("late_penalty")),
         column=option("assignment") or "",
         gradebook=option("gradebook") or "",
+        overwrite_hand_grades=bool(option("overwrite_hand_grades")),
     )
     return prepare_exports(args.export, settings)
 
@@ -532,6 +533,12 @@ def parser() -> argparse.ArgumentParser:
             type=float,
             metavar="PERCENT",
             help="take PERCENT of the grade per started day late from the Moodle grade (with --due)",
+        )
+        command.add_argument(
+            "--overwrite-hand-grades",
+            action="store_true",
+            help="replace the grades entered by hand in Moodle (the --worksheet) or Canvas (the --gradebook) "
+            "since the grader's last upload; by default they are kept and listed (never remembered)",
         )
     m.set_defaults(run=cmd_merge)
     c = sub.add_parser("check", help="grade one notebook against the hidden tests (a self-check)")

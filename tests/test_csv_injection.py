@@ -71,9 +71,55 @@ def test_every_csv_opens_as_text_and_the_importers_read_the_same(tmp_path):
 
 
 def test_the_rule_leaves_numbers_and_plain_text_alone_and_is_undone_exactly():
-    for value in ["-1", "+2.5", "3e2", "Иван", " =not a formula for any of them", "a=b"]:
+    for value in ["-1", "+2.5", "3e2", "Иван", "a=b", "-", "Иван -", "x\n=1", ""]:
         assert spreadsheet_cell(value) == value
-    for value in [ATTACK, "-x", "+", "@", "\r=1", "\t", "'=x", "''@y"]:
+    for value in [ATTACK, "-x", "+", "@", "\r=1", "\t", "'=x", "''@y", "'-", " =not a formula?", *SPACED]:
         safe = spreadsheet_cell(value)
         assert safe.startswith("'") and from_spreadsheet_cell(safe) == value
     assert spreadsheet_cell(17.5) == 17.5
+
+
+# Issue 40 item 5: what a spreadsheet may read as a formula although the cell does not begin with
+# an ASCII sign (docs/grading.md, "CSV cells"): a whitespace a spreadsheet trims on import (LibreOffice
+# Calc's "Trim spaces", Google Sheets' import), a line feed, a no-break or zero-width space, and the
+# full-width signs (＝ ＋ － ＠) that a Japanese or Chinese Excel reads as their ASCII ones.
+SPACED = [
+    ' =HYPERLINK("http://evil.example")',
+    "\n=1+1",
+    "\u00a0=1+1",
+    "\u3000=1+1",
+    "\u200b=1+1",
+    "\ufeff@SUM(1)",
+    '＝HYPERLINK("http://evil.example")',
+    "＋1＋1",
+    "＠SUM(1)",
+    "－1－1",
+    "  \n ＝1",
+    "\x00=1",
+]
+
+
+def test_formulas_behind_whitespace_or_in_full_width_are_escaped_in_every_written_csv(tmp_path):
+    roster = {str(2001 + i): name for i, name in enumerate(SPACED)}
+    results = [Result(pid, NB1, 1.0, 17, GRADED, name) for pid, name in roster.items()]
+    result = Outcome(results=results, notebooks=[NB1], roster=roster)
+    write_roster(roster, tmp_path)
+    write_outputs(result, [NB1], tmp_path)
+    export_grades(["moodle", "canvas"], result, tmp_path, "Homework 1", "en")
+    for name in ("grades.csv", "roster.csv", "moodle_grading_worksheet.csv", "canvas_grades_import.csv"):
+        with open(tmp_path / name, newline="", encoding="utf-8") as f:
+            cells = [cell for row in csv.reader(f) for cell in row]
+        for attack in SPACED:
+            if name == "grades.csv" and "\n" in attack:
+                continue  # grades.csv writes a message on one line (" | "): no formula left
+            assert attack not in cells, f"{name}: {attack!r} written as it is"
+            assert "'" + attack in cells, f"{name}: {attack!r} not shown as text"
+    assert read_roster(tmp_path) == roster
+    applied = lms_importers.moodle_worksheet(
+        (tmp_path / "moodle_grading_worksheet.csv").read_text(encoding="utf-8"), "en", {int(p) for p in roster}, 17
+    )
+    assert {row["grade"] for row in applied.values()} == {1.0} and len(applied) == len(SPACED)
+
+
+def test_moodles_lone_dash_comes_back_as_moodle_wrote_it():
+    assert spreadsheet_cell("-") == "-" and from_spreadsheet_cell("-") == "-"

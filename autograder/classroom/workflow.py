@@ -315,9 +315,17 @@ def export_grades(
     late=None,
     worksheet=None,
     late_in_canvas: bool = False,
+    gradebook: str = "",
+    overwrite_hand_grades: bool = False,
 ) -> None:
     """The exports of an outcome (for `merge`, the server and the tests): see autograder.platforms.exports."""
     settings = ExportSettings(
-        language=language, worksheet=worksheet, late=late or {}, column=column, late_in_canvas=late_in_canvas
+        language=language,
+        worksheet=worksheet,
+        late=late or {},
+        column=column,
+        late_in_canvas=late_in_canvas,
+        gradebook=gradebook,
+        overwrite_hand_grades=overwrite_hand_grades,
     )
     write_exports(kinds, Job(outcome, out, settings))

@@ -6,6 +6,11 @@ any grading starts: a bad one is a ValueError with the reason) and `write` (the 
 `Job`). `write_exports` runs the chosen ones after a run: an export the assignment no longer has
 loses its files (never left stale), and a run that did not grade everything writes only
 `*.partial.csv`, with a warning. A new platform is one class here, registered with `register`.
+
+A final export remembers the grades it wrote (OUT/lms_exported.json, per activity); on a rerun, a
+grade in the LMS's own file (Moodle's worksheet, Canvas's gradebook export) that differs from it
+was entered by hand: `keep_hand_grades` lists it with both values and the export writes it back
+as the LMS had it, unless `overwrite_hand_grades` (--overwrite-hand-grades) is set.
 """
 
 import csv
@@ -16,7 +21,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from . import lms as lms_files
-from .report import say, write_canvas_import
+from .report import by_student, canvas_grades, points, say, write_canvas_import
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,7 @@ class ExportSettings:
     late_in_canvas: bool = False  # the penalty in Canvas's import too (the server's uploads: Canvas never saw them)
     column: str = ""  # Canvas's gradebook column, "Title (id)"
     gradebook: str = ""  # Canvas's gradebook export the column is read from
+    overwrite_hand_grades: bool = False  # replace grades entered by hand in the LMS since our last export
 
 
 @dataclass
@@ -110,6 +116,41 @@ def write_exports(kinds: list[str] | None, job: Job) -> None:
         EXPORTS[kind].write(job)
 
 
+OVERWRITE_OPTION = "--overwrite-hand-grades"
+
+
+def keep_hand_grades(
+    job: Job, activity: str, in_lms: dict[str, str], ours: dict[str, float], lms: str, names: dict[str, str]
+) -> set[str]:
+    """The students whose grade in the LMS was entered by hand since the grader's last export of
+    `activity` (`lms_files.hand_grades`), each listed with both values: kept, unless the settings say
+    to overwrite them (then listed as replaced). Returns the students to keep."""
+    found = lms_files.hand_grades(in_lms, lms_files.read_exported(job.out).get(activity, {}), ours)
+    if not found:
+        return set()
+    overwrite = job.settings.overwrite_hand_grades
+    job.tell(
+        f"  {len(found)} grade(s) entered by hand in {lms} since the grader's last upload "
+        + (
+            f"are REPLACED ({OVERWRITE_OPTION}):"
+            if overwrite
+            else f"are KEPT (the upload leaves them alone; {OVERWRITE_OPTION} replaces them):"
+        ),
+        *(
+            f"    {h.student} {names.get(h.student, '')}: {lms} {h.in_lms.strip()}, the grader {points(h.ours)}"
+            for h in found
+        ),
+    )
+    return set() if overwrite else {h.student for h in found}
+
+
+def remember_exported(job: Job, activity: str, ours: dict[str, float], kept: set[str]) -> None:
+    """After a final export: the grades the upload carries, except the kept hand grades (so they stay
+    the instructor's on the next rerun too)."""
+    if job.final:
+        lms_files.record_exported(job.out, activity, {s: g for s, g in ours.items() if s not in kept})
+
+
 def lms_platform(out: Path) -> str:
     """The platform whose zip the class came from (OUT/lms.txt, written when it was unpacked)."""
     try:
@@ -149,17 +190,26 @@ class MoodleExport(Export):
     def write(self, job: Job) -> None:
         results, roster, worksheet = job.outcome.results, job.outcome.roster, job.settings.worksheet
         path, language = job.path(self.WORKSHEET), self.language(job)
-        lms_files.write_moodle_worksheet(results, roster, path, language, late=job.settings.late, worksheet=worksheet)
+        late = job.settings.late
+        ours = {s: lms_files.student_grade(rows, late, s)[0] for s, rows in by_student(results).items()}
+        kept: set[str] = set()
         if worksheet:
             job.tell(
                 f"moodle upload: {path} (Moodle's worksheet with the new grades: its {language} header, ids, "
-                "names and Last modified (grade) as Moodle wrote them; a grade changed in Moodle since stays)"
+                "names and Last modified (grade) as Moodle wrote them, the time in a form Moodle's importer "
+                "reads; a grade changed in Moodle since stays)"
             )
+            grade_at = worksheet.column("grade")
+            in_moodle = {pid: row[grade_at] for pid, row in worksheet.rows.items()}
+            graded = {s: g for s, g in ours.items() if s in in_moodle}
+            kept = keep_hand_grades(job, self.name, in_moodle, graded, "Moodle", {**roster, **worksheet.names()})
             left_out = sorted({r.student for r in results} - set(worksheet.rows))
             if left_out:
                 job.tell(f"  WARNING: not in the worksheet, so not in the upload: {', '.join(left_out)}")
         else:
             job.tell(f"moodle upload ({language} interface): {path}")
+        lms_files.write_moodle_worksheet(results, roster, path, language, late=late, worksheet=worksheet, keep=kept)
+        remember_exported(job, self.name, {s: g for s, g in ours.items() if not worksheet or s in worksheet.rows}, kept)
         job.tell(
             f"  set the assignment's maximum grade in Moodle to {lms_files.course_total(results):g} "
             "(Moodle skips grades above the maximum)",
@@ -226,5 +276,13 @@ class CanvasExport(Export):
             job.tell(f"canvas upload NOT written: {CANVAS_COLUMN_NEEDED}")
             return
         late = job.settings.late if job.settings.late_in_canvas else None
-        write_canvas_import(job.outcome.results, job.outcome.roster, job.settings.column, path, late)
+        activity, column = f"canvas {job.settings.column}", job.settings.column
+        ours = canvas_grades(job.outcome.results, late)
+        people = lms_files.read_canvas_gradebook(Path(job.settings.gradebook), column) if job.settings.gradebook else {}
         job.tell(f"canvas upload: {path} (points possible: {lms_files.course_total(job.outcome.results):g})")
+        in_canvas = {student: row.get(column, "") for student, row in people.items()}
+        names = {**job.outcome.roster, **{s: row["Student"] for s, row in people.items() if row["Student"]}}
+        kept = keep_hand_grades(job, activity, in_canvas, ours, "Canvas", names)
+        keep = {student: in_canvas[student] for student in kept}
+        write_canvas_import(job.outcome.results, job.outcome.roster, column, path, late, people=people, keep=keep)
+        remember_exported(job, activity, ours, kept)

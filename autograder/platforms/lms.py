@@ -8,12 +8,19 @@ language's "Participant" string off the identifier, skips a grade above the assi
 (so the assignment's maximum must be the course total printed here) and a grade older than the
 one in Moodle by more than a minute: given the worksheet Moodle wrote (`--worksheet`), each row keeps
 Moodle's own time, so a grade changed by hand since is protected; without it, "last modified" is
-the time of writing and the upload wins. Feedback files go in a zip whose folders
+the time of writing and the upload wins. The importer reads that time with PHP's `strtotime`, which
+reads English dates only: a Russian Moodle's date («вторник, 1 декабря 2026, 23:59») is false,
+so every row Moodle already has a grade for would be skipped; a row the grader changes gets the
+same moment in Moodle's English form. A grade entered by hand in Moodle since our last upload
+(`hand_grades`: the worksheet's grade differs from the one we exported, OUT/lms_exported.json) is
+the instructor's: its row goes back as Moodle wrote it (the importer skips a grade equal to its
+own) unless the instructor asks to overwrite. Feedback files go in a zip whose folders
 are named `Full Name_<participant id>_assignsubmission_file_` (mod/assign/feedback/file/
 importziplib.php splits each folder name at `_` and reads the id from the second part).
 """
 
 import csv
+import json
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -21,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..notebook.results import BROKEN, Result, safe_text
-from .report import by_student, csv_writer, feedback_comment, late_total, points
+from .report import CANVAS_COLUMNS, by_student, csv_writer, feedback_comment, late_total, points
 
 # The language strings Moodle's importer looks for (lang/en and the Russian language pack):
 # recordid, grade (core), lastmodifiedgrade, hiddenuser (the id's prefix, cut off by its length),
@@ -104,6 +111,97 @@ def read_moodle_worksheet(path: Path) -> Worksheet:
     )
 
 
+# -- what the grader last exported, and the grades the instructor entered since (OUT/lms_exported.json)
+EXPORTED = "lms_exported.json"  # activity ("moodle", "canvas Title (id)") → student → the grade we wrote
+LMS_NUMBER = re.compile(r"\s*([+-]?\d+(?:[.,]\d+)?)")  # "5.00", Russian Moodle's "5,00", "5.00 / 17.00"
+
+
+def read_exported(out: Path) -> dict[str, dict[str, str]]:
+    """Each activity's grades as the grader last exported them ({} before the first export)."""
+    try:
+        record = json.loads((Path(out) / EXPORTED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in record.items() if isinstance(v, dict)} if isinstance(record, dict) else {}
+
+
+def record_exported(out: Path, activity: str, grades: dict[str, float]) -> None:
+    """Remember the grades just exported for `activity` (the others' records stay as they were)."""
+    record = read_exported(out)
+    record.setdefault(activity, {}).update({student: points(grade) for student, grade in grades.items()})
+    (Path(out) / EXPORTED).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def same_grade(a: str, b: str) -> bool:
+    """Two grades as an LMS or the grader wrote them: equal numbers (to Moodle's 2 decimals), or equal text."""
+    x, y = LMS_NUMBER.match(a), LMS_NUMBER.match(b)
+    if x and y:
+        return abs(float(x.group(1).replace(",", ".")) - float(y.group(1).replace(",", "."))) < 0.006
+    return a.strip() == b.strip()
+
+
+@dataclass(frozen=True)
+class HandGrade:
+    """A grade the instructor entered in the LMS since the grader's last export: kept unless overwritten."""
+
+    student: str
+    in_lms: str  # as the LMS wrote it
+    ours: float  # what the grader has now
+
+
+def hand_grades(in_lms: dict[str, str], exported: dict[str, str], ours: dict[str, float]) -> list[HandGrade]:
+    """The LMS's grades (student → its cell) that are neither what the grader exported last nor
+    what it has now: the instructor's. An empty cell (no grade) and a student never exported are not."""
+    return [
+        HandGrade(student, in_lms[student], grade)
+        for student, grade in ours.items()
+        if in_lms.get(student, "").strip()
+        and student in exported
+        and not same_grade(in_lms[student], exported[student])
+        and not same_grade(in_lms[student], points(grade))
+    ]
+
+
+# Moodle's Russian dates (strftimedaydatetime, «вторник, 1 декабря 2026, 23:59»): the month's first letters
+RUSSIAN_DATE = re.compile(r"(\d{1,2})\s+(\w+)\s+(\d{4})\D+(\d{1,2}):(\d{2})")
+RUSSIAN_MONTHS = {
+    stem: i
+    for i, stems in enumerate(
+        [
+            ["янв"],
+            ["фев"],
+            ["мар"],
+            ["апр"],
+            ["мая", "май"],
+            ["июн"],
+            ["июл"],
+            ["авг"],
+            ["сен"],
+            ["окт"],
+            ["ноя"],
+            ["дек"],
+        ],
+        start=1,
+    )
+    for stem in stems
+}
+
+
+def readable_time(text: str) -> str:
+    """*Last modified (grade)* as PHP's strtotime reads it: a Russian Moodle's date becomes the same
+    moment (wall clock, as Moodle wrote it) in ISO form, "2026-12-01 23:59"; anything else (an
+    English date, "-") stays as it is."""
+    match = RUSSIAN_DATE.search(text)
+    month = RUSSIAN_MONTHS.get(match.group(2)[:3].lower()) if match else None
+    if not month:
+        return text
+    day, _, year, hour, minute = match.groups()
+    try:
+        return datetime(int(year), month, int(day), int(hour), int(minute)).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return text
+
+
 def student_grade(rows: list[Result], late: dict | None, student: str) -> tuple[float, str]:
     """A student's total for Moodle (the late penalty applied) and the comment that explains it."""
     grade, comment = total(rows), feedback_comment(rows)
@@ -125,6 +223,7 @@ def write_moodle_worksheet(
     now: datetime | None = None,
     late: dict | None = None,
     worksheet: Worksheet | None = None,
+    keep: set[str] = frozenset(),
 ) -> Path:
     """Moodle's grading worksheet; one row per student. `late`: student → (days late, penalty percent
     per day), applied to the grade and said in the comment.
@@ -132,8 +231,10 @@ def write_moodle_worksheet(
     With the `worksheet` Moodle wrote, the upload is that file: its header (so its language), and
     for each graded participant its row as Moodle wrote it — identifier, name, and *Last modified
     (grade)*, which Moodle's importer compares with the grade's time in Moodle, so a grade changed
-    by hand after the download is not overwritten — with only the grade and the feedback comment
-    replaced. A graded student the worksheet has no row for is left out (Moodle would not know them)."""
+    by hand after the download is not overwritten — with only the grade, the feedback comment and
+    the time in a form strtotime reads (`readable_time`) replaced. The participants in `keep` (grades
+    entered by hand: `hand_grades`) come back as Moodle wrote them. A graded student the worksheet
+    has no row for is left out (Moodle would not know them)."""
     students = by_student(results)
     if worksheet is None:
         strings = MOODLE_STRINGS[language]
@@ -156,13 +257,19 @@ def write_moodle_worksheet(
         comments = MOODLE_STRINGS[worksheet.language]["comments"]
         if comments not in header:  # the comments plugin's column, if the worksheet has none
             header.append(comments)
-        grade_at, comment_at, lines = worksheet.column("grade"), header.index(comments), []
+        grade_at, modified_at, comment_at = (
+            worksheet.column("grade"),
+            worksheet.column("modified"),
+            header.index(comments),
+        )
+        lines = []
         for pid, row in worksheet.rows.items():
             if pid not in students:
                 continue  # not graded here: left out, so Moodle keeps what it has
             line = row + [""] * (len(header) - len(row))
-            grade, line[comment_at] = student_grade(students[pid], late, pid)
-            line[grade_at] = points(grade)
+            if pid not in keep:
+                grade, line[comment_at] = student_grade(students[pid], late, pid)
+                line[grade_at], line[modified_at] = points(grade), readable_time(line[modified_at])
             lines.append(line)
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv_writer(f)
@@ -191,3 +298,19 @@ def write_moodle_feedback_zip(
                 z.write(page, f"{moodle_folder(roster.get(student, student), student)}/{page.name}")
                 count += 1
     return path, count
+
+
+def read_canvas_gradebook(path: Path, column: str) -> dict[str, dict[str, str]]:
+    """Canvas's gradebook export (Grades → Export): Canvas user id → its Student, ID, SIS User ID,
+    SIS Login ID and Section as Canvas wrote them, and the `column`'s grade ("" where it has none).
+    The "Points Possible" row (no id) is not a student."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        table = list(csv.reader(f))
+    header = [c.strip() for c in table[0]] if table else []
+    people = {}
+    for row in table[1:]:
+        cells = dict(zip(header, row))
+        student = cells.get("ID", "").strip()
+        if student.isdigit():
+            people[student] = {key: cells.get(key, "") for key in (*CANVAS_COLUMNS, column)}
+    return people

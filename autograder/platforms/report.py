@@ -26,28 +26,33 @@ def say(*lines: str) -> None:
     print(*(terminal_text(line) for line in lines), sep="\n", flush=True)
 
 
-# -- every CSV is safe to open in a spreadsheet (OWASP's CSV-injection rule) ----------------------
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes Excel, LibreOffice, Google Sheets read a formula
+# -- every CSV is safe to open in a spreadsheet (OWASP's CSV-injection rule, docs/grading.md) -------
+# A formula sign (ASCII or full width) after any leading quotes and whitespace — a spreadsheet that
+# trims a cell on import, or reads a full-width sign as its half-width one, would run it — and a
+# leading tab, CR or NUL (OWASP, ASVS 1.2.10). Zero-width characters count as whitespace here.
+FORMULA = re.compile("^['\\s\u200b-\u200d\u2060\ufeff]*[=+\\-@\uff1d\uff0b\uff0d\uff20]|^'*[\t\r\x00]")
 NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+PLAIN = {"-"}  # Moodle's "no date": a lone sign is text in every spreadsheet
+
+
+def formula_like(text: str) -> bool:
+    """Whether a spreadsheet could read `text` as a formula (numbers and a lone "-" are not)."""
+    return bool(FORMULA.match(text)) and not NUMBER.fullmatch(text) and text not in PLAIN
 
 
 def spreadsheet_cell(value):
-    """A CSV cell as a spreadsheet must show it: a text that begins with = + - @ tab or CR (after any
-    quotes of its own) gets a leading ' — the spreadsheets' "this is text" mark — so a student's name
+    """A CSV cell as a spreadsheet must show it: a text a spreadsheet could run as a formula
+    (`formula_like`) gets a leading ' — the spreadsheets' "this is text" mark — so a student's name
     such as =HYPERLINK(…) is shown, never run. Numbers stay numbers; `from_spreadsheet_cell` undoes it."""
     if isinstance(value, (int, float)):
         return value
     text = str(value)
-    if text.lstrip("'").startswith(FORMULA_START) and not NUMBER.fullmatch(text):
-        return "'" + text
-    return text
+    return "'" + text if formula_like(text) else text
 
 
 def from_spreadsheet_cell(text: str) -> str:
     """The value `spreadsheet_cell` was given (for the files the grader reads back, e.g. roster.csv)."""
-    if text.startswith("'") and text.lstrip("'").startswith(FORMULA_START) and not NUMBER.fullmatch(text[1:]):
-        return text[1:]
-    return text
+    return text[1:] if text.startswith("'") and formula_like(text[1:]) else text
 
 
 class csv_writer:  # noqa: N801 - used as csv.writer is
@@ -172,23 +177,42 @@ def feedback_comment(rows: list[Result]) -> str:
     return "; ".join(parts)
 
 
+def canvas_grades(results: list[Result], late: dict | None = None) -> dict[str, float]:
+    """Each student's total for Canvas; `late`: student → (days late, penalty percent per day)."""
+    grades = {}
+    for student, rows in by_student(results).items():
+        grades[student] = sum(r.score for r in rows)
+        if late and student in late:
+            grades[student] = late_total(grades[student], *late[student])
+    return grades
+
+
 def write_canvas_import(
-    results: list[Result], roster: dict[str, str], assignment: str, path: Path, late: dict | None = None
+    results: list[Result],
+    roster: dict[str, str],
+    assignment: str,
+    path: Path,
+    late: dict | None = None,
+    people: dict[str, dict[str, str]] | None = None,
+    keep: dict[str, str] | None = None,
 ) -> Path:
     """Canvas's gradebook import: Student, ID (the Canvas user id), SIS User ID, SIS Login ID, Section,
     then one column for the assignment (its points possible in the second row). `late`: student →
-    (days late, penalty percent per day), applied to the total (for uploads Canvas never saw)."""
-    students = by_student(results)
-    maximum = max((sum(r.max_score for r in rows) for rows in students.values()), default=0)
+    (days late, penalty percent per day), applied to the total (for uploads Canvas never saw).
+    `people`: the gradebook export's rows by id (`lms.read_canvas_gradebook`), whose Student, SIS and
+    Section cells are written as Canvas wrote them; `keep`: student → a grade entered by hand in
+    Canvas, written back as it is (so Canvas's import changes nothing for them)."""
+    maximum = max((sum(r.max_score for r in rows) for rows in by_student(results).values()), default=0)
+    people, keep = people or {}, keep or {}
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv_writer(f)
         writer.writerow([*CANVAS_COLUMNS, assignment])
         writer.writerow(["    Points Possible", "", "", "", "", points(maximum)])
-        for student, rows in students.items():
-            grade = sum(r.score for r in rows)
-            if late and student in late:
-                grade = late_total(grade, *late[student])
-            writer.writerow([safe_text(roster.get(student, student)), student, "", "", "", points(grade)])
+        for student, grade in canvas_grades(results, late).items():
+            known = people.get(student, {})
+            name = known.get("Student") or safe_text(roster.get(student, student))
+            sis = [known.get(key, "") for key in CANVAS_COLUMNS[2:]]
+            writer.writerow([name, student, *sis, keep.get(student, points(grade))])
     return path
 
 
