@@ -11,8 +11,10 @@ the worksheet in an English and a Russian Moodle, and the feedback files zip.
 import csv
 import json
 import re
+import shutil
 import subprocess
 import sys
+import time
 import zipfile
 
 import lms_importers
@@ -273,3 +275,35 @@ def test_the_gradebook_holds_the_graded_assignments_and_gets_the_next_ones_back(
     assert names() == [NB2]
     with Gradebook(f"sqlite:///{course.gradebook}") as gb:
         assert [c.name for c in gb.find_assignment(NB2).notebooks[0].grade_cells]  # its tests are back too
+
+
+def test_a_rerun_keeps_a_grade_changed_by_hand_in_a_russian_moodle_and_delivers_the_resubmission(graded, tmp_path):
+    """Issue 45 item 1 and issue 41 item 4 through `grade`: the first run's worksheet uploaded to a
+    Russian Moodle, 1003's grade changed there by hand, the worksheet downloaded again, 1002 hands
+    in a corrected notebook 02 and the class is rerun with that worksheet: Moodle's importer takes
+    1002's new grade (it can read the row's time) and leaves 1003's hand grade alone."""
+    base, _ = graded
+    out = tmp_path / "out"
+    shutil.copytree(base / "out", out)
+    names = {int(pid): name for pid, (name, _) in CLASS.items()}
+    moodle = {pid: lms_importers.MoodleGrade(None, 0) for pid in names}
+    first = (out / "moodle_grading_worksheet.csv").read_text(encoding="utf-8")
+    moodle = lms_importers.moodle_upload(first, "ru", moodle, MAX, time.time())
+    before = {pid: g.grade for pid, g in moodle.items()}
+    moodle[1003] = lms_importers.MoodleGrade(5.0, time.time() + 3600, moodle[1003].feedback)  # by hand, later
+    worksheet = tmp_path / "worksheet.csv"
+    worksheet.write_text(lms_importers.moodle_download(moodle, "ru", names, MAX), encoding="utf-8")
+    again = {**CLASS, "1002": (CLASS["1002"][0], {**CLASS["1002"][1], NB2: submission(NB2)})}
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for pid, (name, files) in again.items():
+            for nb, content in files.items():
+                text = content if isinstance(content, str) else nbformat.writes(content)
+                z.writestr(f"{name}_{pid}_assignsubmission_file_/{nb}.ipynb", text)
+    run = grade(archive, out, "--worksheet", str(worksheet))
+    assert run.returncode == 1, run.stdout  # 1003's broken file is still reported
+    assert "1 grade(s) entered by hand in Moodle" in run.stdout and "1003 Olga Smith: Moodle 5,00" in run.stdout
+    text = (out / "moodle_grading_worksheet.csv").read_text(encoding="utf-8")
+    after = lms_importers.moodle_upload(text, "ru", moodle, MAX, time.time() + 7200)
+    assert before[1002] < MAX and after[1002].grade == MAX  # the resubmission arrives
+    assert after[1003].grade == 5 and after[1001].grade == before[1001]  # the hand grade stays
