@@ -57,8 +57,27 @@ def test_a_changed_file_is_graded_again(small_class, tmp_path):
     write(submission(NB, solved=False), klass / "ann" / f"{NB}.ipynb")
     again = grade(klass, tmp_path / "out", "--work", str(work))
     assert "(1 from earlier runs)" in again.stdout, again.stdout
+    assert "grading again 1 notebook(s) graded before:\n  1: a new file" in again.stdout, again.stdout
     assert results_of(tmp_path / "out")["ann", NB]["score"] == 0
     assert (tmp_path / "out" / "item_analysis.csv").read_text(encoding="utf-8") != analysis  # written again
+
+
+def test_a_rerun_says_when_the_tests_of_a_notebook_changed():
+    """The hidden tests of 02 fixed: the reason names them (the cache entry keeps what it was graded under)."""
+    from autograder.classroom.cache import NEVER, regrade_reason
+    from autograder.course.cells import is_test
+    from autograder.course.course import CourseNotebook
+
+    before = CourseNotebook.load("02_byte_level_training")
+    fixed = CourseNotebook.load("02_byte_level_training")
+    cell = next(c for c in fixed.source.cells if is_test(c))
+    cell.source += "\nassert True  # a hidden test fixed"
+    old = {"file": "f", "course": before.parts, "settings": {"Evaluator.call_seconds": 10}}
+    new = {**old, "course": CourseNotebook(fixed.name, fixed.source, fixed.release).parts}
+    assert regrade_reason(old, new, fixed.name) == "the tests of 02 changed"
+    assert regrade_reason(old, old, fixed.name) == "its cache entry could not be used"
+    assert regrade_reason(None, new, fixed.name) == NEVER
+    assert "earlier version" in regrade_reason({}, new, fixed.name)
 
 
 def test_two_shards_merged_equal_one_run(small_class, tmp_path):
@@ -272,6 +291,7 @@ def test_a_rerun_under_other_settings_grades_again_and_records_them(tmp_path):
     assert json.loads((tmp_path / "out" / "grading.json").read_text())["settings"]["Evaluator.call_seconds"] == 7
     plain = grade(klass, tmp_path / "out")
     assert "from earlier runs" not in plain.stdout, plain.stdout  # not served from the cache
+    assert "1: a setting changed: Evaluator.call_seconds 7 → 10" in plain.stdout, plain.stdout  # and says why
     assert json.loads((tmp_path / "out" / "grading.json").read_text())["settings"]["Evaluator.call_seconds"] == 10
     again = grade(klass, tmp_path / "out")
     assert "(1 from earlier runs)" in again.stdout, again.stdout

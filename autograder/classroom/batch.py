@@ -20,17 +20,17 @@ the output files are written for everything known (autograder.classroom.outputs)
 import hashlib
 import sys
 import time
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 
 from tqdm import tqdm
 
 from ..course.course import PreparedCourse, load_config
 from ..notebook.results import BROKEN, ERROR, GRADED, MISSING, NOT_GRADED, Result
-from ..platforms.report import read_roster, terminal_text
+from ..platforms.report import read_roster, say, terminal_text
 from ..platforms.submissions import Class, Problem
 from . import gradebook
-from .cache import Cache, file_key
+from .cache import NEVER, Cache, file_key, file_sha, regrade_reason
 from .outputs import Outcome, write_outputs
 from .pool import Lost, Workers, default_jobs, watchdog_seconds
 from .settings import grading_settings, settings_digest
@@ -47,6 +47,16 @@ def parse_shard(text: str) -> tuple[int, int]:
     if not (i.isdigit() and n.isdigit() and 1 <= int(i) <= int(n)):
         raise ValueError(f"--shard takes i/n with 1 <= i <= n, e.g. 2/8 (got {text!r})")
     return int(i), int(n)
+
+
+def say_why(reasons: Counter) -> None:
+    """Why a run grades again what it graded before, and how many (the notebooks never graded: a count)."""
+    again = sum(n for reason, n in reasons.items() if reason != NEVER)
+    if not again:
+        return
+    new = f" (and {reasons[NEVER]} not graded before)" if reasons[NEVER] else ""
+    say(f"grading again {again} notebook(s) graded before{new}:")
+    say(*(f"  {n}: {reason}" for reason, n in reasons.most_common() if reason != NEVER))
 
 
 class ClassGrader:
@@ -71,6 +81,7 @@ class ClassGrader:
         self.course_notebooks = {n: course.notebook(n) for n in self.notebooks}
         self.names: dict[str, str] = {}  # student → name, for the gradebook (OUT/roster.csv)
         self.received = 0  # results this run's workers produced
+        self.bases: dict[tuple[str, str], dict] = {}  # (student, notebook) → what it is graded under (the cache's)
         self.watchdog = watchdog_seconds(self.overrides)
         # a result is reused only under the same settings: they change grades (time limits, the walls)
         self.settings = grading_settings(load_config(self.overrides))
@@ -131,7 +142,7 @@ class ClassGrader:
         result cached under the same key (and graded after `since`, during a forced regrade) — and
         return the tasks for the rest, and how many came from the cache. During a forced regrade
         an older result is kept in `known` until its task replaces it."""
-        tasks, hits = deque(), 0
+        tasks, hits, reasons = deque(), 0, Counter()
         for student in students:
             for name in self.notebooks:
                 course_nb = self.course_notebooks[name]
@@ -149,7 +160,13 @@ class ClassGrader:
                     known[student, name], html[student, name] = hit
                     hits += 1
                 else:
+                    basis = {"file": file_sha(path), "course": course_nb.parts, "settings": self.settings}
+                    self.bases[student, name] = basis
+                    old = self.cache.basis(student, name)
+                    forced = since is not None and self.cache.get(student, name, key, None) is not None
+                    reasons["--force" if forced else regrade_reason(old, basis, name)] += 1
                     tasks.append(Task(student, name, str(path), self.feedback, key, self.names.get(student, "")))
+        say_why(reasons)
         return tasks, hits
 
     def run(self, tasks: deque, known: dict, html: dict) -> None:
@@ -214,5 +231,5 @@ class ClassGrader:
         if answer.feedback_error:
             result.feedback_error = f"the feedback page could not be made: {answer.feedback_error}"
         if result.status != ERROR:  # a fault of the grader is tried again next run
-            self.cache.put(result, task.key, answer.feedback)
+            self.cache.put(result, task.key, answer.feedback, self.bases.get((task.student, task.notebook)))
         return result

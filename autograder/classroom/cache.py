@@ -3,8 +3,11 @@
 A result is kept in the work folder (`results/<student>/<notebook>.json`, its feedback page next to it
 as `.html`) as soon as it exists, under a key made of what it depends on (`file_key`: the SHA-256 of
 the submitted file, of the course notebook and of the settings that change a grade,
-autograder.classroom.settings). Only the class grader writes here, each file atomically (`atomic_write`), so
-a run stopped at any point leaves every entry whole or absent.
+autograder.classroom.settings). Each entry also keeps that key's parts (`basis`: the file's hash, the course
+notebook's tests, the rest of it, the config, the settings), so a rerun says why it grades a notebook
+again (`regrade_reason`: a new file, the tests of 02 changed, a setting changed — which). Only the
+class grader writes here, each file atomically (`atomic_write`), so a run stopped at
+any point leaves every entry whole or absent.
 
 A forced regrade (`--force`) remembers when it began (`force.json`): a result older than that is
 regraded, so an interrupted forced run is finished by the next run, with or without --force.
@@ -37,6 +40,43 @@ def file_key(path: Path, digest: str) -> str:
     return h.hexdigest()
 
 
+def file_sha(path: Path) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "<unreadable>"
+
+
+NEVER = "not graded before"
+
+
+def regrade_reason(old: dict | None, new: dict, notebook: str) -> str:
+    """Why a notebook is graded again, from the `basis` of its cache entry (`old`; None: no entry)
+    and the one it is graded under now — for the instructor, in English."""
+    if old is None:
+        return NEVER
+    if not isinstance(old, dict) or not old:
+        return "graded by an earlier version of the grader (its cache entry does not say under what)"
+    number = notebook.split("_")[0]
+    reasons = []
+    if old.get("file") != new["file"]:
+        reasons.append("a new file")
+    course, before = new["course"], old.get("course") or {}
+    if before.get("tests") != course["tests"]:
+        reasons.append(f"the tests of {number} changed")
+    elif before.get("notebook") != course["notebook"]:
+        reasons.append(f"the course notebook {number} changed (not its tests)")
+    if before.get("config") != course["config"]:
+        reasons.append("the grading config (nbgrader_config.py) changed")
+    settings, was = new["settings"], old.get("settings") or {}
+    changed = sorted(k for k in set(settings) | set(was) if settings.get(k) != was.get(k))
+    if changed:
+        value = lambda v: f"{v:g}" if isinstance(v, float) else repr(v)
+        shown = ", ".join(f"{k} {value(was.get(k))} → {value(settings.get(k))}" for k in changed[:3])
+        reasons.append(f"a setting changed: {shown}" + (f" and {len(changed) - 3} more" if len(changed) > 3 else ""))
+    return "; ".join(reasons) or "its cache entry could not be used"
+
+
 class Cache:
     """work/results/<student>/<notebook>.json (+ .html, the feedback): results keyed by what they
     depend on. Written only by the class grader, each file atomically."""
@@ -61,14 +101,24 @@ class Cache:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def put(self, result: Result, key: str, html: str | None) -> None:
+    def basis(self, student: str, notebook: str) -> dict | None:
+        """What the cached result of a notebook was graded under ({} for an entry that does not say;
+        None without an entry)."""
+        try:
+            entry = json.loads(self.paths(student, notebook)[0].read_text(encoding="utf-8"))
+            return entry.get("basis") or {} if isinstance(entry, dict) else {}
+        except OSError:
+            return None
+        except ValueError:
+            return {}
+
+    def put(self, result: Result, key: str, html: str | None, basis: dict | None = None) -> None:
         path, html_path = self.paths(result.student, result.notebook)
         path.parent.mkdir(parents=True, exist_ok=True)
         if html is not None:
             atomic_write(html_path, html)
-        atomic_write(
-            path, json.dumps({"key": key, "graded_at": time.time(), "result": result.to_dict()}, ensure_ascii=False)
-        )
+        entry = {"key": key, "graded_at": time.time(), "result": result.to_dict(), "basis": basis or {}}
+        atomic_write(path, json.dumps(entry, ensure_ascii=False))
 
     def forget(self, student: str) -> None:
         """Drop a student's cached results: the next run grades them again (--student)."""

@@ -107,6 +107,17 @@ class CourseNotebook:
         h.update(CONFIG.read_bytes())
         return h.hexdigest()
 
+    @cached_property
+    def parts(self) -> dict[str, str]:
+        """`digest` in its parts, so a rerun can say which one changed: the tests (hidden parts
+        included), the rest of the notebook, the grading config."""
+        tests = [c.source for c in self.source.cells if is_test(c)]
+        return {
+            "tests": hashlib.sha256("\0".join(tests).encode("utf-8")).hexdigest(),
+            "notebook": hashlib.sha256(nbformat.writes(self.source).encode("utf-8")).hexdigest(),
+            "config": hashlib.sha256(CONFIG.read_bytes()).hexdigest(),
+        }
+
 
 def course_digest(solutions: Path = SOLUTIONS) -> str:
     """A hash of everything the prepared course is made from (solutions/ and the nbgrader config)."""
