@@ -6,7 +6,8 @@ graded (check: some tests failed); 2 bad input (a path, a name, an option); 3 th
 could not be prepared (e.g. nbgrader failed on solutions/); 4 some notebooks could not be graded
 because of the grader or the machine (status `error`: a worker stopped, the watchdog, a kernel
 that would not start) — nothing was cached for them, run the same command again to retry them;
-130 interrupted (what was graded is kept and written out; run the same command again to go on).
+130 interrupted by Ctrl-C or SIGTERM (what was graded is kept and written out, every sandbox's cgroup and
+folder removed; run the same command again to go on).
 """
 
 import argparse
@@ -569,8 +570,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def interrupt(signum, frame):
+    """SIGTERM (a scheduler, `kill`, a container stopping) stops a command as Ctrl-C does: cleanly."""
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, interrupt)  # the server sets handlers of its own
     use_venv_tools()
     offline_tiktoken()
     try:

@@ -1,5 +1,6 @@
 """Whole-class workflow: reruns from the cache, shards and merge, Ctrl-C, a self-check."""
 
+import contextlib
 import csv
 import json
 import os
@@ -7,13 +8,16 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, grade, private_tmp, results_of
 
 from autograder.classroom.batch import shard_of
 from autograder.course.simulate import solution_sources, submission, write
-from autograder.wall.sandbox import bwrap_works
+from autograder.wall import cgroup
+from autograder.wall.sandbox import FOLDER_PREFIX, bwrap_works
 
 NB = "01_hand_example"
 
@@ -134,35 +138,92 @@ def cache_entries(work):
     return {p.parent.name: json.loads(p.read_text())["graded_at"] for p in (work / "results").glob(f"*/{NB}.json")}
 
 
-def interrupt_after_first_result(command, guard_seconds=600):
-    """Start `command` and send it Ctrl-C (SIGINT) the moment it reports its first graded notebook
-    (read from its output as it comes: no polling, so a busy machine cannot make the test miss it);
-    (process, output, time sent)."""
-    # as from a terminal: a test run started in the background (`make test &`) ignores SIGINT, and
-    # its children would inherit that
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    lines = []
-    for line in process.stdout:
-        lines.append(line)
-        if f" {NB} " in line and " graded" in line:
-            break
-    sent = time.time()
-    assert process.poll() is None, "the class was graded before Ctrl-C could be sent:\n" + "".join(lines)
-    process.send_signal(signal.SIGINT)
-    output, _ = process.communicate(timeout=guard_seconds)
-    return process, "".join(lines) + output, sent
+@contextlib.contextmanager
+def cgroups_of_its_own():
+    """Cgroups for one command, made inside the test's own (cgroup v1, as root): every sandbox cgroup the
+    command makes is made inside them, so what it leaves there is its own, whatever runs next to it.
+    Yields (what the command's first step is, the names of the sandbox cgroups in them now); where the
+    test cannot make cgroups, both do nothing (and the sandboxes have none)."""
+    if cgroup.version() != 1:
+        yield (lambda: None), (lambda: [])
+        return
+    name = f"bpe-test-{uuid.uuid4().hex[:8]}"
+    folders = [parent / name for parent in cgroup.own_parents(1)]
+    for folder in folders:
+        folder.mkdir()
+
+    def join():
+        cgroup.join([str(f / "cgroup.procs") for f in folders])
+
+    def sandboxes():
+        return sorted({g.name for f in folders for g in f.glob(cgroup.PREFIX + "*")})
+
+    try:
+        yield join, sandboxes
+    finally:
+        for found in sandboxes():
+            cgroup.SandboxCgroup([f / found for f in folders if (f / found).exists()], 1).remove()
+        cgroup.SandboxCgroup(folders, 1).remove(seconds=60)  # its exited processes, until init reaps them
+
+
+def worker_of(pid):
+    """The class grader's worker process (a `spawn` child of `pid`)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return next(int(c) for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes())
+
+
+def wait_for_a_sandbox(tmp, process, guard_seconds=300):
+    """Until a sandbox's folder is in `tmp` (the next notebook's kernel is starting)."""
+    deadline = time.monotonic() + guard_seconds
+    while not any(n.startswith(FOLDER_PREFIX) for n in os.listdir(tmp)):
+        assert process.poll() is None and time.monotonic() < deadline, "no sandbox was started"
+        time.sleep(0.05)
+
+
+def interrupt_after_first_result(command, tmp, sig=signal.SIGINT, kill_worker=False, guard_seconds=600):
+    """Start `command` (TMPDIR `tmp`, in cgroups of its own) and send it `sig` (Ctrl-C's SIGINT, or
+    SIGTERM) the moment it reports its first graded notebook (read from its output as it comes: no
+    polling, so a busy machine cannot make the test miss it). `kill_worker`: first SIGKILL its worker
+    once the next notebook's sandbox is up, as the class grader does to a worker that does not stop in
+    time (stuck in C code, or the SIGTERM it was sent landed in a `__del__`, which swallows it).
+    (process, output, time sent, the sandbox cgroups and folders it left)."""
+    with cgroups_of_its_own() as (join, sandboxes):
+
+        def first_step():
+            # as from a terminal: a test run started in the background (`make test &`) ignores SIGINT,
+            # and its children would inherit that
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            join()
+
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "TMPDIR": str(tmp)},
+            preexec_fn=first_step,
+        )
+        lines = []
+        for line in process.stdout:
+            lines.append(line)
+            if f" {NB} " in line and " graded" in line:
+                break
+        if kill_worker:
+            wait_for_a_sandbox(tmp, process)
+            os.kill(worker_of(process.pid), signal.SIGKILL)
+        sent = time.time()
+        assert process.poll() is None, "the class was graded before Ctrl-C could be sent:\n" + "".join(lines)
+        process.send_signal(sig)
+        output, _ = process.communicate(timeout=guard_seconds)
+        left = sandboxes() + sorted(n for n in os.listdir(tmp) if n.startswith(FOLDER_PREFIX))
+    return process, "".join(lines) + output, sent, left
 
 
 @pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available")
 def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_finishes(tmp_path):
-    klass, out, work = tmp_path / "class", tmp_path / "out", tmp_path / "work"
+    klass, out, work, tmp = tmp_path / "class", tmp_path / "out", tmp_path / "work", tmp_path / "tmp"
+    tmp.mkdir()
     students = [f"s{i}" for i in range(4)]
     for student in students:
         write(slow_solved(), klass / student / f"{NB}.ipynb")
@@ -183,9 +244,11 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
         "1",
     ]
 
-    # 1. the first run is interrupted after its first result: what was graded is kept
-    process, output, sent = interrupt_after_first_result(command)
+    # 1. the first run is interrupted after its first result: what was graded is kept, and no cgroup or
+    #    folder of a sandbox is left, not even of the worker the class grader had to kill
+    process, output, sent, left = interrupt_after_first_result(command, tmp, kill_worker=True)
     assert process.returncode == 130, output
+    assert not left, f"left behind: {left}"
     kept = graded_in(out)
     assert 1 <= len(kept) < len(students) and all(r["score"] == r["max_score"] for r in kept.values()), output
     assert all(t <= sent for t in cache_entries(work).values()), "a result was cached after Ctrl-C"
@@ -206,10 +269,12 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
     complete = graded_in(out)
     assert len(complete) == len(students) and all(r["score"] == r["max_score"] for r in complete.values())
 
-    # 3. --force, interrupted: grades.csv keeps every student (old grades where not regraded yet)
+    # 3. --force, stopped by SIGTERM as by Ctrl-C: grades.csv keeps every student (old grades where not
+    #    regraded yet), nothing is left behind
     first = cache_entries(work)
-    process, output, sent = interrupt_after_first_result(command + ["--force"])
+    process, output, sent, left = interrupt_after_first_result(command + ["--force"], tmp, signal.SIGTERM)
     assert process.returncode == 130, output
+    assert not left, f"left behind: {left}"
     assert graded_in(out) == complete, "an interrupted --force run lost grades"
     regraded = {s for s, t in cache_entries(work).items() if t > max(first.values())}
     assert 1 <= len(regraded) < len(students)

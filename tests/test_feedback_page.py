@@ -92,3 +92,28 @@ def test_a_broken_file_gets_a_russian_page_that_says_what_to_do():
     assert "сдайте заново" in page and "Техническая причина" in page and "not valid JSON" in page
     error = Result("1001", "01_hand_example", 0, 17, ERROR, "grading failed: OSError")
     assert "сдавать заново не нужно" in feedback_html(error, None, release, set())
+
+
+@pytest.mark.parametrize(
+    "content, russian",
+    [
+        (b'{"cells": [', "некорректный JSON (строка 1, позиция 12)"),
+        (b"", "файл пустой"),
+        (b"\xff\xfe", "не текст в UTF-8"),
+        (b'{"a": 1}', "не блокнот Jupyter"),
+        (b"[" * 100_000 + b"]" * 100_000, "вложен слишком глубоко"),
+        (b'{"cells": [{"cell_type": "code"}], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}', "повреждена"),
+    ],
+)
+def test_a_broken_files_page_gives_its_technical_reason_in_russian_and_the_terminal_in_english(
+    tmp_path, content, russian
+):
+    path = tmp_path / f"{NB}.ipynb"
+    path.write_bytes(content)
+    course = CourseNotebook.load(NB)
+    result = NotebookGrader().grade(course, path, lambda: None).result
+    assert result.status == "broken" and result.message.isascii(), result.message  # the instructor's terminal
+    page = feedback_html(result, None, course.release, set())
+    reason = re.search(r"Техническая причина: <code>(.*?)</code>", page).group(1)
+    english = re.sub(r"Jupyter|JSON|UTF-8|\.ipynb|" + NB, "", reason)  # the names stay as they are
+    assert russian in reason and not re.search(r"[A-Za-z]{3,}", english), reason

@@ -126,7 +126,7 @@ def test_item_analysis_counts_failures_and_escapes_messages(tmp_path):
     with open(csv_path, encoding="utf-8") as f:
         row = next(csv.DictReader(f))
     assert (row["graded"], row["failed"], row["students_with_it"]) == ("3", "2", "2")
-    assert row["most_common_message"] == "<script>alert(1)</script> неверно"
+    assert row["most_common_message"] == "<script>alert(1)</script> неверно\nдетали"
     text = page.read_text(encoding="utf-8")
     assert "<script>" not in text and "&lt;script&gt;" in text and "data:image/png;base64," in text
 
@@ -181,7 +181,49 @@ def test_item_analysis_names_the_real_mistake_not_the_untouched_stubs(tmp_path):
     ]
     (row,) = item_rows(results)
     assert row["most_common_message"] == overlap and row["students_with_it"] == 2
-    assert (row["graded"], row["failed"], row["untouched"]) == (9, 8, 5)
+    assert (row["graded"], row["failed"], row["untouched"], row["wrong_answers"]) == (9, 8, 5, 3)
+
+
+def test_item_analysis_shows_expected_and_got_and_counts_untouched_stubs_apart(tmp_path):
+    """A class of 01 graded for real: two untouched, one whose count_pairs counts each pair once. The
+    page shows the wrong answer's call, what was expected and what came; a test that only stubs failed
+    has no message and no «(0)»; stubs are never counted as wrong answers."""
+    from local_session import LocalSession
+
+    from autograder.course.course import CourseNotebook
+    from autograder.course.simulate import solution_sources, submission, write
+    from autograder.notebook.pipeline import NotebookGrader
+    from autograder.platforms.analysis import write_item_analysis
+
+    once = solution_sources(NB1)["count_pairs"].replace("+ freq", "+ 1")  # counts words, not their frequency
+    assert once != solution_sources(NB1)["count_pairs"]
+    course, results = CourseNotebook.load(NB1), []
+    for student, nb in (("a", submission(NB1, solved=False)), ("b", submission(NB1, solved=False))) + (
+        ("c", submission(NB1, replace={"count_pairs": once})),
+    ):
+        path = write(nb, tmp_path / student / f"{NB1}.ipynb")
+        results.append(NotebookGrader().grade(course, path, LocalSession, student=student).result)
+    csv_path, page = write_item_analysis(results, tmp_path)
+    with open(csv_path, encoding="utf-8") as f:
+        rows = {r["test"]: r for r in csv.DictReader(f)}
+    counted = rows["test_count_pairs"]
+    assert (counted["untouched"], counted["wrong_answers"], counted["students_with_it"]) == ("2", "1", "1")
+    hidden = rows["test_count_pairs_hidden"]["most_common_message"]
+    assert (
+        "count_pairs({" in hidden and "ожидалось: {('а', 'а'): 4}" in hidden and "получено:  {('а', 'а'): 2}" in hidden
+    )
+    only_stubs = [r for r in rows.values() if r["wrong_answers"] == "0"]  # a quiz left unanswered too
+    assert sorted(r["test"] for r in only_stubs) == [
+        "test_learn_merges_hidden",  # graded against c's own count_pairs: not a second loss
+        "test_merge_pair",
+        "test_merge_pair_hidden",
+        "test_quiz_1",
+        "test_quiz_2",
+        "test_quiz_3",
+    ]
+    assert all(r["untouched"] == "2" and r["most_common_message"] == "" for r in only_stubs)
+    text = page.read_text(encoding="utf-8")
+    assert "(0)" not in text and "ожидалось" in text
 
 
 def test_the_servers_late_uploads_count_only_with_the_penalty_and_never_lower_a_grade(tmp_path, capsys):

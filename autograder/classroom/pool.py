@@ -6,15 +6,23 @@ comes back `Lost`, with the reason, and a new worker takes the slot. So does a w
 notebook runs past `limit` seconds (`watchdog_seconds`: the notebook's own limits plus a grace):
 the watchdog stops it (SIGTERM, then SIGKILL; the kernel dies with it) — whatever the notebook or
 the grader's own work on it does, the class finishes.
+
+Each worker gets a tag of its own (`Sandbox.owner`), which names its sandboxes' cgroups, folders and
+uid claims. A worker cleans up after each notebook and when it is stopped; once a worker is gone —
+however it ended, also killed before it could (a Ctrl-C or SIGTERM of the class, the watchdog) — the
+pool removes whatever its tag names (`autograder.wall.sandbox.remove_left_by`), so an interrupted
+run leaves no cgroup and no folder behind.
 """
 
 import multiprocessing
 import os
+import secrets
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
 
+from ..wall.sandbox import remove_left_by
 from . import worker
 from .settings import setting
 from .worker import Reply, Task
@@ -56,6 +64,7 @@ class Workers:
         self.context = multiprocessing.get_context("spawn")
         self.course_root, self.overrides = str(course_root), overrides
         self.slots: dict[int, tuple] = {}  # slot → (process, connection)
+        self.owners: dict[int, str] = {}  # slot → the tag of its worker's sandboxes (Sandbox.owner)
         self.busy: dict[int, Task] = {}  # slot → its task
         self.started: dict[int, float] = {}  # slot → when its task was sent (monotonic)
         self.limit = limit
@@ -64,12 +73,21 @@ class Workers:
 
     def start(self, slot: int) -> None:
         mine, theirs = self.context.Pipe()
+        owner = f"{os.getpid()}w{secrets.token_hex(4)}"
         process = self.context.Process(
-            target=worker.main, daemon=True, args=(theirs, self.course_root, self.overrides, os.getpid())
+            target=worker.main, daemon=True, args=(theirs, self.course_root, self.overrides, os.getpid(), owner)
         )
         process.start()
         theirs.close()
-        self.slots[slot] = (process, mine)
+        self.slots[slot], self.owners[slot] = (process, mine), owner
+
+    def replace(self, slot: int) -> None:
+        """A worker that is gone: what its sandboxes left is removed, and a new worker takes the slot."""
+        self.clean_up(slot)
+        self.start(slot)
+
+    def clean_up(self, slot: int) -> None:
+        remove_left_by(self.owners[slot])
 
     def idle(self) -> list[int]:
         return [s for s in self.slots if s not in self.busy]
@@ -92,7 +110,7 @@ class Workers:
                 task = self.busy.pop(slot, None)
                 if answer is None:
                     process.join(1)
-                    self.start(slot)
+                    self.replace(slot)
                     answer = Lost(
                         f"the grader's worker process stopped while grading this notebook "
                         f"(exit code {process.exitcode})"
@@ -116,7 +134,7 @@ class Workers:
                 process.join(5)
             conn.close()
             del self.busy[slot]
-            self.start(slot)
+            self.replace(slot)
             done.append(
                 (
                     task,
@@ -129,7 +147,8 @@ class Workers:
         return done
 
     def stop(self, now: bool = False) -> None:
-        """Stop every worker: at once (`now`: after a Ctrl-C), or by asking each to exit (it is sent None)."""
+        """Stop every worker: at once (`now`: after a Ctrl-C or SIGTERM), or by asking each to exit (it is sent
+        None); then remove what their sandboxes left."""
         for process, conn in self.slots.values():
             try:
                 if now:
@@ -139,9 +158,10 @@ class Workers:
             except (OSError, ValueError):
                 pass
         deadline = time.monotonic() + 5
-        for process, conn in self.slots.values():
+        for slot, (process, conn) in self.slots.items():
             process.join(max(0.1, deadline - time.monotonic()))
             if process.is_alive():
                 process.kill()
                 process.join(1)
             conn.close()
+            self.clean_up(slot)

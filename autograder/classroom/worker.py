@@ -60,8 +60,9 @@ def stop(signum, frame):
     raise SystemExit(128 + signum)
 
 
-def main(conn, course_root: str, overrides: dict, parent: int) -> None:
-    """Grade the tasks `conn` brings (see the module's docstring); `parent` is the class grader's pid."""
+def main(conn, course_root: str, overrides: dict, parent: int, owner: str = "") -> None:
+    """Grade the tasks `conn` brings (see the module's docstring); `parent` is the class grader's pid,
+    `owner` the tag of this worker's sandboxes (autograder.classroom.pool)."""
     os.setsid()
     die_with_parent()
     if os.getppid() != parent:  # the class grader died before the line above
@@ -78,7 +79,7 @@ def main(conn, course_root: str, overrides: dict, parent: int) -> None:
     config = load_config(overrides)
     course = PreparedCourse(Path(course_root))
     notebooks = {}
-    grader, sandbox = NotebookGrader(config=config), Sandbox(config=config)
+    grader, sandbox = NotebookGrader(config=config), Sandbox(config=config, owner=owner)
     start = lambda: KernelSession(sandbox, config=config)
     while True:
         try:

@@ -143,11 +143,10 @@ STATUS_MESSAGES = {  # what a student reads for each status that is not a grade
 
 def not_graded(result: Result) -> str:
     """What a student reads when the notebook was not graded: in Russian, what to do, then the
-    technical reason as the grader gave it."""
+    technical reason (in Russian where the grader gave one: a broken file's)."""
     what = STATUS_MESSAGES.get(result.status, "Блокнот не проверен.")
-    reason = (
-        f'<p class="meta">Техническая причина: <code>{html.escape(result.message)}</code></p>' if result.message else ""
-    )
+    why = result.student_message or result.message
+    reason = f'<p class="meta">Техническая причина: <code>{html.escape(why)}</code></p>' if why else ""
     return f"<p>{html.escape(what)}</p>{reason}"
 
 

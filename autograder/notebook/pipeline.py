@@ -77,11 +77,13 @@ class NotebookGrader(LoggingConfigurable):
 
     def grade(self, course: CourseNotebook, path: Path, start_session, student: str = "self") -> Graded:
         """`start_session()` gives a started session (a context manager)."""
-        failed = lambda status, message: Graded(Result(student, course.name, 0, course.max_score, status, message))
+        failed = lambda status, message, russian="": Graded(
+            Result(student, course.name, 0, course.max_score, status, message, student_message=russian)
+        )
         try:
             notebook, review = sanitize(path, course.release)
         except SubmissionError as e:
-            return failed(BROKEN, f"{Path(path).name}: {e}")
+            return failed(BROKEN, f"{Path(path).name}: {e}", f"{Path(path).name}: {e.russian}")
         try:
             with start_session() as session:
                 graded = self.run(course, notebook, session, student)

@@ -49,14 +49,16 @@ class Result:
     score: float
     max_score: float
     status: str
-    message: str = ""
+    message: str = ""  # for the instructor (English)
     tests: list[TestResult] = field(default_factory=list)
     review: list[str] = field(default_factory=list)  # code the instructor may want to look at
     feedback_error: str = ""  # why there is no feedback page, if there is none
+    student_message: str = ""  # `message` in Russian for the student's page, where it is not a grade's
 
     def __post_init__(self):
         self.student, self.notebook = safe_text(self.student), safe_text(self.notebook)
         self.message, self.feedback_error = safe_text(self.message), safe_text(self.feedback_error)
+        self.student_message = safe_text(self.student_message)
         self.review = [safe_text(line) for line in self.review]
 
     def to_dict(self) -> dict:

@@ -2,7 +2,8 @@
 
 Per test (as Gradescope's and PrairieLearn's question statistics): how many students it was run
 for, how many failed it, the mean points, and the most common failure message among the students
-who attempted it — a stub left as given (its NotImplementedError) is counted apart, as `untouched`,
+who attempted it, with what was expected and what came instead (the message's first lines) — a stub
+left as given (its NotImplementedError) is counted apart, as `untouched`, and never as a wrong answer,
 so that the class's real mistakes are the ones named. Per notebook: the
 distribution of scores. Written as OUT/item_analysis.csv and OUT/item_analysis.html (with
 matplotlib plots, embedded). Only graded notebooks count: a missing or broken one has no tests.
@@ -29,13 +30,29 @@ FIELDS = [
     "most_common_message",
     "students_with_it",
     "untouched",
+    "wrong_answers",
 ]
-UNTOUCHED = ("NotImplementedError", "ещё не написана")  # what a stub the student never wrote fails with
+# what a stub the student never wrote fails with, and a quiz left unanswered
+UNTOUCHED = ("NotImplementedError", "ещё не написана", "впишите ответы в ячейку с ответами")
+MESSAGE_LINES = 4  # a failure's call, what was expected, what came, where they first differ (checks.check_equal)
+MESSAGE_CHARS = 300  # per line
+
+
+def summary(message: str) -> str:
+    """What a failure message says, as the analysis groups and shows it: its first lines, without the hint."""
+    lines = [line.rstrip()[:MESSAGE_CHARS] for line in (message or "").strip().splitlines()]
+    lines = [line for line in lines if line and not line.startswith("Подсказка:")]
+    return "\n".join(lines[:MESSAGE_LINES])
 
 
 def untouched(message: str) -> bool:
     """A failure of a stub as the course gave it (the student did not attempt the task)."""
     return any(mark in (message or "") for mark in UNTOUCHED)
+
+
+def attempted(row: dict) -> str:
+    """A row's wrong answers among those who attempted the test, in words."""
+    return f"{row['wrong_answers']} из {row['graded'] - row['untouched']}"
 
 
 def item_rows(results: list[Result]) -> list[dict]:
@@ -55,7 +72,7 @@ def item_rows(results: list[Result]) -> list[dict]:
                 if untouched(t.message):  # counted apart: the stubs' NotImplementedError hides real mistakes
                     row["untouched"] += 1
                     continue
-                row["messages"][(t.message or "").strip().splitlines()[0][:300] if t.message else ""] += 1
+                row["messages"][summary(t.message)] += 1
     rows = []
     for (notebook, test), row in stats.items():
         message, count = row["messages"].most_common(1)[0] if row["messages"] else ("", 0)
@@ -71,6 +88,7 @@ def item_rows(results: list[Result]) -> list[dict]:
                 "most_common_message": message,
                 "students_with_it": count,
                 "untouched": row["untouched"],
+                "wrong_answers": row["failed"] - row["untouched"],
             }
         )
     return rows
@@ -100,6 +118,26 @@ def plot(draw) -> str:
     return f'<img alt="" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
 
 
+def failure_bars(ax, rows: list[dict]) -> None:
+    """Per test, the share of the class that answered wrong, and next to it the share that never started."""
+    names = [r["test"] for r in rows][::-1]
+    wrong = [r["wrong_answers"] / r["graded"] for r in rows][::-1]
+    stubs = [r["untouched"] / r["graded"] for r in rows][::-1]
+    ax.barh(names, wrong, color="#c0392b", label="ошиблись")
+    ax.barh(names, stubs, left=wrong, color="#bbbbbb", label="не начинали")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("доля класса")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)
+
+
+def message_cell(row: dict) -> str:
+    """The most common wrong answer's message, with how many students it has; a dash when nobody answered wrong."""
+    if not row["students_with_it"]:
+        return "—"
+    text = html.escape(row["most_common_message"] or "(без сообщения)")
+    return f"<pre>{text}</pre>студентов: {row['students_with_it']}"
+
+
 def write_item_analysis(results: list[Result], out: Path) -> tuple[Path, Path]:
     rows = item_rows(results)
     csv_path, html_path = Path(out) / "item_analysis.csv", Path(out) / "item_analysis.html"
@@ -111,7 +149,8 @@ def write_item_analysis(results: list[Result], out: Path) -> tuple[Path, Path]:
     parts = [
         "<!doctype html><meta charset='utf-8'><title>Анализ заданий</title>",
         "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td,th{border-bottom:1px solid #ddd;"
-        "padding:3px 6px;text-align:left;vertical-align:top}table{border-collapse:collapse}</style>",
+        "padding:3px 6px;text-align:left;vertical-align:top}table{border-collapse:collapse}"
+        "pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}</style>",
         "<h1>Анализ заданий класса</h1>",
     ]
     for notebook, (scores, maximum) in scores_by_notebook(results).items():
@@ -129,23 +168,15 @@ def write_item_analysis(results: list[Result], out: Path) -> tuple[Path, Path]:
             )
         )
         mine = [r for r in rows if r["notebook"] == notebook]
+        parts.append(plot(lambda ax: failure_bars(ax, mine)))  # noqa: B023
         parts.append(
-            plot(
-                lambda ax: (
-                    ax.barh([r["test"] for r in mine][::-1], [float(r["failed_share"]) for r in mine][::-1]),  # noqa: B023
-                    ax.set_xlim(0, 1),
-                    ax.set_xlabel("доля не прошедших тест"),
-                )
-            )
-        )
-        parts.append(
-            "<table><tr><th>тест</th><th>баллы</th><th>не прошли</th><th>средний балл</th>"
-            "<th>самое частое сообщение (среди попытавшихся)</th><th>не начинали</th></tr>"
+            "<table><tr><th>тест</th><th>баллы</th><th>ошиблись (из попытавшихся)</th><th>не начинали</th>"
+            "<th>средний балл</th><th>самое частое сообщение (среди ошибившихся)</th></tr>"
         )
         parts += [
-            f"<tr><td>{esc(r['test'])}</td><td>{esc(r['max_points'])}</td><td>{r['failed']} из {r['graded']}</td>"
-            f"<td>{esc(r['mean_points'])}</td><td>{esc(r['most_common_message'])} ({r['students_with_it']})</td>"
-            f"<td>{r['untouched']}</td></tr>"
+            f"<tr><td>{esc(r['test'])}</td><td>{esc(r['max_points'])}</td>"
+            f"<td>{attempted(r)}</td><td>{r['untouched']}</td>"
+            f"<td>{esc(r['mean_points'])}</td><td>{message_cell(r)}</td></tr>"
             for r in mine
         ]
         parts.append("</table>")

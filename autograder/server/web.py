@@ -495,7 +495,7 @@ class TeacherExport(TeacherBase):
 
 def teacher_page(course: Course, token: str, last: list, best: list, pairs: list[dict] | None = None) -> str:
     from ..classroom.similarity import THRESHOLD
-    from ..platforms.analysis import item_rows
+    from ..platforms.analysis import attempted, item_rows, message_cell
 
     esc = lambda value: html.escape(str(value))
     names = course.store.students()
@@ -559,14 +559,13 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
             )
     rows = item_rows(last)
     parts.append(
-        "<h2>Анализ заданий (последние попытки)</h2><table><tr><th>Блокнот</th><th>Тест</th><th>Не прошли</th>"
-        "<th>Средний балл</th><th>Самое частое сообщение (среди попытавшихся)</th><th>Не начинали</th></tr>"
+        "<h2>Анализ заданий (последние попытки)</h2><table><tr><th>Блокнот</th><th>Тест</th>"
+        "<th>Ошиблись (из попытавшихся)</th><th>Не начинали</th><th>Средний балл</th>"
+        "<th>Самое частое сообщение (среди ошибившихся)</th></tr>"
     )
     parts += [
-        f"<tr><td>{esc(r['notebook'])}</td><td>{esc(r['test'])}</td><td>{r['failed']} из {r['graded']}</td>"
-        f"<td>{esc(r['mean_points'])} из {esc(r['max_points'])}</td><td>"
-        + (f"{esc(r['most_common_message'])} ({r['students_with_it']})" if r["students_with_it"] else "")
-        + f"</td><td>{r['untouched']}</td></tr>"
+        f"<tr><td>{esc(r['notebook'])}</td><td>{esc(r['test'])}</td><td>{attempted(r)}</td><td>{r['untouched']}</td>"
+        f"<td>{esc(r['mean_points'])} из {esc(r['max_points'])}</td><td>{message_cell(r)}</td></tr>"
         for r in rows
     ]
     parts.append("</table>")

@@ -11,7 +11,10 @@ its per-process limits only.
 
 The grader makes the cgroup (`SandboxCgroup.create`), the sandbox's launcher moves itself into it
 before anything of the student's runs (`join`), and the grader kills what is left in it and
-removes it when the notebook is done (`remove`).
+removes it when the notebook is done (`remove`). A cgroup's name carries its owner's tag (the class
+grader's worker that made it): when a worker is stopped before it could remove its own (a Ctrl-C or
+SIGTERM it could not act on in time, the watchdog's SIGKILL), the class grader removes them by that
+tag (`remove_left_by`).
 """
 
 import os
@@ -25,6 +28,7 @@ V1 = ("memory", "cpu", "pids")
 V1_ACCOUNTING = "cpuacct"  # v1's CPU usage, where it is not mounted together with `cpu`
 PREFIX = "bpe-sandbox-"
 STALE_SECONDS = 3600
+REMOVE_SECONDS = 20  # how long `remove` waits for the killed processes to leave (exiting 4 GiB takes time)
 V2_CONTROLLERS = {"memory", "cpu", "pids"}
 PERIOD_US = 100_000
 
@@ -81,9 +85,10 @@ class SandboxCgroup:
         self.folders, self.version = folders, version
 
     @classmethod
-    def create(cls, memory_bytes: int, cpus: float, processes: int) -> "SandboxCgroup":
-        v, name = version(), f"{PREFIX}{uuid.uuid4().hex[:12]}"
-        parents = [ROOT / own_path("")] if v == 2 else [ROOT / c / own_path(c) for c in V1]
+    def create(cls, memory_bytes: int, cpus: float, processes: int, owner: str = "") -> "SandboxCgroup":
+        """A new cgroup with these limits, named after `owner` (see `remove_left_by`) when given."""
+        v, name = version(), PREFIX + (f"{owner}-" if owner else "") + uuid.uuid4().hex[:12]
+        parents = own_parents(v)
         remove_stale(parents)
         if v == 2:
             folder = parents[0] / name
@@ -95,10 +100,6 @@ class SandboxCgroup:
             group.write("pids.max", processes)
             return group
         if v == 1:
-            accounting = ROOT / V1_ACCOUNTING / own_path_or_none(V1_ACCOUNTING)
-            if not (parents[1] / "cpuacct.usage").exists() and os.access(accounting, os.W_OK):
-                remove_stale([accounting])
-                parents.append(accounting)
             folders = [parent / name for parent in parents]
             for folder in folders:
                 folder.mkdir()
@@ -199,9 +200,11 @@ class SandboxCgroup:
                 return int(value)
         return 0
 
-    def remove(self, tries: int = 50) -> None:
-        """Kill everything still in it (children that left the kernel's session too), then remove it."""
-        for _ in range(tries):
+    def remove(self, seconds: float = REMOVE_SECONDS) -> None:
+        """Kill everything still in it (children that left the kernel's session too), then remove it
+        once its processes are gone (a killed process stays in it until it has exited; in v1 until it is reaped)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
             pids = self.pids()
             if not pids:
                 break
@@ -216,6 +219,31 @@ class SandboxCgroup:
                 folder.rmdir()
             except OSError:
                 pass
+
+
+def own_parents(v: int | None) -> list[Path]:
+    """The folders the sandboxes' cgroups are made in: the grader's own cgroup in each hierarchy (v1:
+    cpuacct's too where it is not mounted with cpu and the grader may write there)."""
+    if v == 2:
+        return [ROOT / own_path("")]
+    parents = [ROOT / c / own_path(c) for c in V1]
+    accounting = ROOT / V1_ACCOUNTING / own_path_or_none(V1_ACCOUNTING)
+    if not (parents[1] / "cpuacct.usage").exists() and os.access(accounting, os.W_OK):
+        parents.append(accounting)
+    return parents
+
+
+def remove_left_by(owner: str) -> None:
+    """Kill and remove every cgroup `owner` made (`create`) and did not remove: for a worker that is gone."""
+    v = version()
+    if v is None or not owner:
+        return
+    folders: dict[str, list[Path]] = {}
+    for parent in own_parents(v):
+        for folder in parent.glob(f"{PREFIX}{owner}-*"):
+            folders.setdefault(folder.name, []).append(folder)
+    for found in folders.values():
+        SandboxCgroup(found, v).remove()
 
 
 def remove_stale(parents: list[Path]) -> None:

@@ -37,6 +37,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -49,6 +50,7 @@ from bpe_course.paths import DATA_DIR
 from . import cgroup
 
 UID_CLAIMS = Path("/run/bpe-grader-uids")
+FOLDER_PREFIX = "bpe-kernel-"  # each sandbox's folder on the host, in the grader's temporary folder
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"]
 ETC_FILES = ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/fonts"]
 
@@ -117,6 +119,12 @@ class Sandbox(LoggingConfigurable):
         Unicode(), help="More environment variables for the kernel (nothing else of the grader's environment passes)."
     ).tag(config=True)
     read_only_paths = List(Unicode(), help="More folders the kernel may read.").tag(config=True)
+    owner = Unicode(
+        "",
+        help="Who makes these sandboxes (the class grader's tag for one worker): it names their cgroups, "
+        "folders and uid claims, so that what a stopped worker left is removed by it (remove_left_by). "
+        "Not a setting: the worker pool gives it.",
+    )
 
     def resolved_mode(self) -> str:
         if self.mode == "auto":
@@ -174,7 +182,11 @@ class Sandbox(LoggingConfigurable):
         """A fresh cgroup for one sandbox, or None where cgroups are off or not available."""
         if not self.use_cgroups():
             return None
-        return cgroup.SandboxCgroup.create(self.memory_bytes, self.cpus, self.processes)
+        return cgroup.SandboxCgroup.create(self.memory_bytes, self.cpus, self.processes, self.owner)
+
+    def make_folder(self) -> Path:
+        """A fresh folder on the host for one sandbox (its work folder, its launcher's files)."""
+        return Path(tempfile.mkdtemp(prefix=FOLDER_PREFIX + (f"{self.owner}-" if self.owner else "")))
 
     def claim_uid(self) -> int:
         """A uid no other sandbox is using now (claimed by a file in /run/bpe-grader-uids; see
@@ -186,10 +198,14 @@ class Sandbox(LoggingConfigurable):
         for _ in range(1000):
             uid = self.uid_base + secrets.randbelow(self.uid_count)
             try:
-                os.close(os.open(folder / str(uid), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-                return uid
+                fd = os.open(folder / str(uid), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
             except FileExistsError:
                 continue
+            try:
+                os.write(fd, self.owner.encode())
+            finally:
+                os.close(fd)
+            return uid
         raise OSError(f"no free sandbox uid in {folder}")
 
     def release_uid(self, uid: int) -> None:
@@ -238,6 +254,23 @@ class Sandbox(LoggingConfigurable):
     @staticmethod
     def remove(folder: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_left_by(owner: str) -> None:
+    """Everything the sandboxes of `owner` (`Sandbox.owner`) left, removed: their cgroups (whatever is still
+    in them killed), host folders and uid claims — for a worker that is gone, whatever stopped it."""
+    if not owner:
+        return
+    cgroup.remove_left_by(owner)
+    for folder in Path(tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}{owner}-*"):
+        Sandbox.remove(folder)
+    if os.getuid() == 0 and UID_CLAIMS.is_dir():
+        for claim in UID_CLAIMS.iterdir():
+            try:
+                if claim.read_bytes() == owner.encode():
+                    claim.unlink()
+            except OSError:
+                pass
 
 
 # -- the launcher (runs as the kernel command) --------------------------------------------------

@@ -21,7 +21,6 @@ import select
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,7 +116,7 @@ class KernelSession(LoggingConfigurable):
         self.read_bytes = 0  # bytes read from its socket: those frames and what is read ahead of them
         self.inbox = bytearray()  # bytes read from the socket and not yet taken as frames (receive)
         self.reading = 0.0  # the grader's CPU seconds spent reading them (max_reading_seconds)
-        self.folder = Path(tempfile.mkdtemp(prefix="bpe-kernel-"))
+        self.folder = sandbox.make_folder()
         self.uid: int | None = None
         self.cgroup = None  # autograder.wall.cgroup.SandboxCgroup, where the host has them
         self.host_clock: int | None = None  # the CPU-time clock of the process the cells run in
