@@ -423,7 +423,7 @@ ISSUE_29_ATTACKS = {
         "test_main_namespace.py::test_answers_bound_through_main_are_what_the_tests_read",
     ],
     "a deleted visible test and a hidden test rewritten as pass": [
-        "test_tampering.py::test_each_kind_of_tampering_is_listed_for_review_and_graded_from_the_course",
+        "test_tampering.py::test_each_kind_of_tampering_is_a_record_listed_for_review_and_graded_from_the_course",
     ],
     "forged typed answers (wrong kinds, sent ahead, oversize fields; agent.handle / Channel.send / wire.encode)": [
         "test_forged_answers.py::test_a_call_answered_with_a_message_of_another_kind_is_no_result",

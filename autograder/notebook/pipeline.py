@@ -79,7 +79,7 @@ class NotebookGrader(LoggingConfigurable):
         """`start_session()` gives a started session (a context manager)."""
         failed = lambda status, message: Graded(Result(student, course.name, 0, course.max_score, status, message))
         try:
-            notebook, review = sanitize(path, course.release)
+            notebook, changes, findings = sanitize(path, course.release)
         except SubmissionError as e:
             return failed(BROKEN, f"{Path(path).name}: {e}")
         try:
@@ -91,7 +91,8 @@ class NotebookGrader(LoggingConfigurable):
             return failed(ERROR, f"grading failed: {e}"[:1000])
         except Exception as e:  # a fault of the grader: this notebook fails, the class goes on
             return failed(ERROR, f"grading failed: {type(e).__name__}: {e}"[:1000])
-        graded.result.review = review + graded.result.review  # what the grader could not prove
+        graded.result.changes = changes
+        graded.result.review = [c.text() for c in changes] + findings + graded.result.review
         return graded
 
     def for_review(self, notebook: NotebookNode | None) -> NotebookNode | None:
