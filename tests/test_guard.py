@@ -13,7 +13,8 @@ from autograder.notebook.sanitize import sanitize
 def review_of(tmp_path, notebook, name):
     path = tmp_path / f"{name}.ipynb"
     nbformat.write(notebook, str(path))
-    return sanitize(path, CourseNotebook.load(name).release)[1]
+    _, changes, findings = sanitize(path, CourseNotebook.load(name).release)
+    return [c.text() for c in changes] + findings
 
 
 def without_ids(notebook):

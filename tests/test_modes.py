@@ -365,14 +365,18 @@ GUARANTEES = {
             "test_stream_attacks.py::test_a_solution_that_reads_everything_first_loses_the_streaming_points",
             "test_stream_attacks.py::test_a_non_streaming_solution_with_the_kernels_measures_faked_scores_no_more_than_its_honest_figure",
             "test_stream_attacks.py::test_memory_kept_and_hidden_from_the_processs_own_high_water_mark_still_counts",
+            "test_stream_attacks.py::test_lines_kept_in_pipes_nobody_reads_never_pass_the_memory_test",
         ],
         "bwrap": [
-            "test_stream_attacks.py::test_without_cgroups_an_honest_streaming_solution_keeps_full_marks",
+            "test_stream_attacks.py::test_without_cgroups_memory_is_left_to_the_instructor",
+            "test_stream_attacks.py::test_lines_kept_in_pipes_nobody_reads_never_pass_the_memory_test",
+            "test_stream_attacks.py::test_the_run_says_at_its_start_when_memory_is_not_graded_automatically",
             "test_stream_attacks.py::test_memory_kept_and_hidden_from_the_processs_own_high_water_mark_still_counts",
             "test_stream_attacks.py::test_lines_kept_in_a_file_in_memory_still_count",
         ],
         "limits": [
             "test_stream_attacks.py::test_without_bubblewrap_streaming_and_memory_are_still_the_graders_figures",
+            "test_stream_attacks.py::test_the_run_says_at_its_start_when_memory_is_not_graded_automatically",
         ],
     },
 }
@@ -423,7 +427,7 @@ ISSUE_29_ATTACKS = {
         "test_main_namespace.py::test_answers_bound_through_main_are_what_the_tests_read",
     ],
     "a deleted visible test and a hidden test rewritten as pass": [
-        "test_tampering.py::test_each_kind_of_tampering_is_listed_for_review_and_graded_from_the_course",
+        "test_tampering.py::test_each_kind_of_tampering_is_a_record_listed_for_review_and_graded_from_the_course",
     ],
     "forged typed answers (wrong kinds, sent ahead, oversize fields; agent.handle / Channel.send / wire.encode)": [
         "test_forged_answers.py::test_a_call_answered_with_a_message_of_another_kind_is_no_result",

@@ -53,8 +53,8 @@ def test_odd_metadata_is_read_as_a_plain_cell(tmp_path):
     notebook.cells[1].metadata = {"nbgrader": None}
     notebook.cells[2].metadata = {"nbgrader": "yes"}
     nbformat.write(notebook, str(tmp_path / f"{NB}.ipynb"))
-    shaped, review = sanitize(tmp_path / f"{NB}.ipynb", CourseNotebook.load(NB).release)
-    assert len(shaped.cells) >= len(notebook.cells) - 2 and review == []
+    shaped, changes, review = sanitize(tmp_path / f"{NB}.ipynb", CourseNotebook.load(NB).release)
+    assert len(shaped.cells) >= len(notebook.cells) - 2 and changes == review == []
 
 
 def test_code_the_planner_cannot_read_simply_runs():
@@ -72,5 +72,5 @@ def test_a_guard_that_fails_is_listed_for_review_not_swallowed(tmp_path, monkeyp
 
     monkeypatch.setattr(sanitize_module, "tampering", broken_scan)
     path = write(submission("01_hand_example"), tmp_path / "01_hand_example.ipynb")
-    _, review = sanitize_module.sanitize(path, CourseNotebook.load("01_hand_example").release)
+    _, _, review = sanitize_module.sanitize(path, CourseNotebook.load("01_hand_example").release)
     assert len(review) == 1 and "RecursionError" in review[0] and "прочитайте код" in review[0]

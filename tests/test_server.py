@@ -489,3 +489,41 @@ def test_the_attacks_of_grade_score_the_same_through_the_server(tmp_path):
     assert scores == dict.fromkeys(ATTACKS, 0), scores
     leaked = [name for name, answer in answers.items() if any(m in answer["report"] for m in HIDDEN_SOURCE)]
     assert not leaked
+
+
+def test_tampered_test_cells_are_listed_for_review_on_the_instructors_page_not_the_students(tmp_path):
+    """A solved notebook whose test cell is unlocked with a new checksum and id, with a forged «ok: 100/100» in
+    a hidden test's place and a cell of its own marked graded for 1,000 points (tests/test_tampering.py has
+    every kind): full marks, as the honest work earns; each change is on the instructor's page and on the
+    attempt's feedback page as the instructor sees it, never on the student's."""
+    from test_tampering import forge_outputs, own_graded_cell, unlock
+
+    own = Server(tmp_path)
+    own.extra = ["--jobs", "1"]
+    own.start()
+    try:
+        nb = submission(NB)
+        for tamper in (unlock, forge_outputs, own_graded_cell):
+            tamper(nb)
+        attempt = own.submit("1001", notebook_bytes(nb, tmp_path, "tampered")).json()["attempt"]
+        result = own.wait("1001", attempt)["result"]
+        assert result["score"] == result["max_score"] > 0
+        assert {c["kind"] for c in result["changes"]} == {"unlocked", "outputs", "foreign"}
+        lines = [html.escape(line) for line in result["review"]]
+        assert len(lines) == 3
+        teacher = requests.get(teacher_link(own), timeout=60).text
+        assert "На проверку" in teacher and all(line in teacher for line in lines)
+        link = re.search(r'href="(/teacher/[^"]+/review/1001/' + NB + ')"', teacher).group(1)
+        view = requests.get(own.url + link, timeout=30)
+        assert view.status_code == 200 and all(line in view.text for line in lines)
+        assert (
+            requests.get(
+                own.url + link.replace(teacher_link(own).rsplit("/", 1)[1], own.token("1001")), timeout=10
+            ).status_code
+            == 403
+        )
+        page = requests.get(f"{own.links()['1001']}/attempt/{attempt}", timeout=10).text
+        assert "Для преподавателя" not in page and not any(line in page for line in lines)
+    finally:
+        own.process.terminate()
+        own.process.wait(30)

@@ -16,7 +16,7 @@ from local_session import remote_of
 from autograder.course.course import CourseNotebook
 from autograder.course.simulate import submission, write
 from autograder.notebook.pipeline import NotebookGrader
-from autograder.wall import protocol
+from autograder.wall import cgroup, protocol
 from autograder.wall.sandbox import Sandbox
 from autograder.wall.session import KernelSession
 
@@ -33,6 +33,12 @@ STREAM_TESTS = [
 
 def stream_scores(replace: dict, cgroups: str = "auto", mode: str = "auto", tests=STREAM_TESTS) -> dict:
     """{test: score} of 08's streaming `tests` for the solved notebook with `replace`d cells, graded in a sandbox."""
+    result = stream_result(replace, cgroups, mode, tests)
+    return {t["name"]: t["score"] for t in result["tests"]}
+
+
+def stream_result(replace: dict, cgroups: str = "auto", mode: str = "auto", tests=STREAM_TESTS) -> dict:
+    """The result (as a dict) of 08's streaming `tests` for the solved notebook with `replace`d cells."""
     course = CourseNotebook.load(NB)
     course.tests = {name: course.tests[name] for name in tests}
     with tempfile.TemporaryDirectory(prefix="bpe-stream-") as tmp:
@@ -42,7 +48,7 @@ def stream_scores(replace: dict, cgroups: str = "auto", mode: str = "auto", test
         )
     result = asdict(graded.result)
     assert result["status"] == "graded", result["message"]
-    return {t["name"]: t["score"] for t in result["tests"]}
+    return result
 
 
 # not streaming: the whole input is read before the first id
@@ -137,8 +143,24 @@ def test_an_honest_streaming_solution_keeps_full_marks(honest):
     assert honest == {name: course.tests[name].points for name in STREAM_TESTS}
 
 
-def test_without_cgroups_an_honest_streaming_solution_keeps_full_marks(honest):
-    assert stream_scores({}, cgroups="off") == honest
+MEMORY_TESTS = ["test_encode_lines_hidden", "test_encode_iterable_hidden"]  # those that read the sandbox's memory
+
+
+def assert_memory_left_to_the_instructor(result: dict, honest: dict) -> None:
+    """Without a cgroup: every memory check fails saying the instructor judges it, the notebook is listed For
+    review with the reason, and every other streaming test scores what the honest solution scores."""
+    tests = {t["name"]: t for t in result["tests"]}
+    for name in MEMORY_TESTS:
+        assert tests[name]["score"] == 0 and "память оценивает преподаватель" in tests[name]["message"], tests[name]
+    assert {n: t["score"] for n, t in tests.items() if n not in MEMORY_TESTS} == {
+        n: v for n, v in honest.items() if n not in MEMORY_TESTS
+    }
+    assert any("не засчитана" in line and "буферы каналов" in line for line in result["review"]), result["review"]
+
+
+def test_without_cgroups_memory_is_left_to_the_instructor(honest):
+    # issue 40 item 2: no memory figure the grader cannot prove decides a grade (KEEPS_LINES_IN_PIPES below)
+    assert_memory_left_to_the_instructor(stream_result({}, cgroups="off"), honest)
 
 
 def test_a_solution_that_reads_everything_first_loses_the_streaming_points(non_streaming, honest):
@@ -196,14 +218,73 @@ def test_lines_kept_in_a_file_in_memory_still_count(kind, cgroups, honest):
 
 
 def test_without_bubblewrap_streaming_and_memory_are_still_the_graders_figures(honest, non_streaming):
-    # limits only (no bubblewrap, no cgroup): the grader still hands over every line itself and reads the memory
-    # from /proc; the kernel's faked helpers and its own reset high-water mark gain nothing there either
+    # limits only (no bubblewrap, no cgroup): the grader still hands over every line itself; memory, as without
+    # cgroups, is left to the instructor; the kernel's faked helpers and its own reset high-water mark gain nothing
     limits = {"mode": "limits", "cgroups": "off"}
-    assert stream_scores({}, **limits) == honest
+    assert_memory_left_to_the_instructor(stream_result({}, **limits), honest)
     faked = stream_scores({**NON_STREAMING, "encode_lines": FAKED_HELPERS + NON_STREAMING["encode_lines"]}, **limits)
     assert all(faked[name] <= non_streaming[name] for name in STREAM_TESTS), (faked, non_streaming)
     hidden = stream_scores({"encode_lines": HIDES_ITS_PEAK + KEEPS_LINES}, **limits)
     assert hidden["test_encode_lines_hidden"] < honest["test_encode_lines_hidden"], (hidden, honest)
+
+
+# ... or keeps every line in pipes nobody reads (1 MiB each, non-blocking): the pipe buffers are the kernel's memory,
+# in no process's resident memory and no file. Without a cgroup: 2/2 on test_encode_lines_hidden, 100 MiB held while
+# VmRSS stayed at 13 MiB (issue 40); with one, the cgroup counts them
+KEEPS_LINES_IN_PIPES = """
+import fcntl, os
+def encode_lines(lines, merges, pattern=GPT2_PATTERN):
+    cache, tail, pipes = {}, "", []
+    def new_pipe():
+        r, w = os.pipe2(os.O_NONBLOCK)
+        try:
+            fcntl.fcntl(w, 1031, 2**20)                          # F_SETPIPE_SZ: 1 MiB (the unprivileged most)
+        except OSError:
+            pass
+        pipes.append((r, w))
+    for line in lines:
+        data = line.encode()
+        while data:
+            try:
+                data = data[os.write(pipes[-1][1], data) if pipes else 0:]
+            except BlockingIOError:                               # this one is full: the next
+                pass
+            if data:
+                new_pipe()
+        chunks = pretokenize(tail + line, pattern)
+        for chunk in chunks[:-2]:
+            yield from encode_chunk(chunk, merges, cache)
+        tail = "".join(chunks[-2:])
+    for r, w in pipes:
+        os.close(r), os.close(w)
+    for chunk in pretokenize(tail, pattern):
+        yield from encode_chunk(chunk, merges, cache)
+"""
+
+
+@pytest.mark.parametrize("cgroups", ["auto", "off"])
+def test_lines_kept_in_pipes_nobody_reads_never_pass_the_memory_test(cgroups, honest):
+    result = stream_result({"encode_lines": KEEPS_LINES_IN_PIPES}, cgroups=cgroups, tests=["test_encode_lines_hidden"])
+    (test,) = result["tests"]
+    assert test["score"] < honest["test_encode_lines_hidden"], test
+    if cgroups == "off":  # 2/2 before (issue 40): no figure the grader cannot prove decides it, the instructor is told
+        assert "память оценивает преподаватель" in test["message"], test
+        assert any("не засчитана" in line for line in result["review"]), result["review"]
+    elif cgroup.available() is None:  # the cgroup counts the pipe buffers: the memory check fails, not the attack
+        assert "памяти" in test["message"] and "Error" not in test["message"], test
+
+
+def test_the_run_says_at_its_start_when_memory_is_not_graded_automatically(capsys):
+    from traitlets.config import Config
+
+    from autograder.classroom.workflow import warn_about_sandbox
+
+    config = Config()
+    config.Sandbox.cgroups = "off"
+    warn_about_sandbox(config)
+    assert "memory is NOT graded automatically" in capsys.readouterr().out
+    warn_about_sandbox(Config())
+    assert ("memory is NOT graded automatically" in capsys.readouterr().out) == (cgroup.available() is not None)
 
 
 def test_the_grader_counts_the_lines_it_handed_over_not_what_the_kernel_claims():

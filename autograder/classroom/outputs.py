@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 
 from ..course.course import PreparedCourse
+from ..notebook.feedback import instructor_view
 from ..notebook.results import BROKEN, GRADED, MISSING, NOT_GRADED, Result, result_from_dict, safe_strings, safe_text
 from ..platforms.report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
 from ..platforms.submissions import Problem
@@ -83,6 +84,8 @@ def write_outputs(
                     f"the feedback page could not be written: {type(e).__name__}: {e}",
                 )
             )
+    if html is not None:
+        write_review_pages(outcome, html, out)
     writers = [
         (
             "grading.json",
@@ -105,6 +108,24 @@ def write_outputs(
             write(out / name)
         except (OSError, ValueError) as e:  # listed with the problems; the other files are written
             outcome.problems.append(Problem(name, "", f"could not be written: {type(e).__name__}: {e}"))
+
+
+def write_review_pages(outcome: Outcome, html: dict, out: Path) -> None:
+    """OUT/review/<student>/<notebook>.html: the feedback page's instructor view (autograder.notebook.feedback)
+    of every result with something For review — outside feedback/, so never zipped for the students; one whose
+    result has nothing to review any more is removed."""
+    for r in outcome.results:
+        path = out / "review" / r.student / f"{r.notebook}.html"
+        try:
+            if r.review and html.get((r.student, r.notebook)):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(safe_text(instructor_view(html[r.student, r.notebook], r)), encoding="utf-8")
+            else:
+                path.unlink(missing_ok=True)
+        except (OSError, ValueError) as e:
+            outcome.problems.append(
+                Problem(str(path.relative_to(out)), r.student, f"the review page could not be written: {e}")
+            )
 
 
 def grading_record(
@@ -180,8 +201,9 @@ def merge_outputs(parts: list[Path], out: Path, course: list[str]) -> Outcome:
         if (part / "lms.txt").is_file() and part.resolve() != out.resolve():
             out.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(part / "lms.txt", out / "lms.txt")
-        if (part / "feedback").is_dir() and part.resolve() != out.resolve():
-            shutil.copytree(part / "feedback", out / "feedback", dirs_exist_ok=True)
+        for folder in ("feedback", "review"):
+            if (part / folder).is_dir() and part.resolve() != out.resolve():
+                shutil.copytree(part / folder, out / folder, dirs_exist_ok=True)
     outcome.results = sorted(
         results.values(),
         key=lambda r: (r.student, notebooks.index(r.notebook) if r.notebook in notebooks else len(notebooks)),

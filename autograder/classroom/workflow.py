@@ -167,6 +167,14 @@ def warn_about_sandbox(config) -> None:
             "here every speed check fails saying so, and the notebook is listed For review (docs/grading.md).",
             "",
         )
+    if no_cgroup and sandbox.resolved_mode() != "off":
+        say(
+            "WARNING: memory is NOT graded automatically in this mode. Without a cgroup, the memory a sandbox holds",
+            "outside its processes (pipe and socket buffers nobody reads, memfds, files) is out of the grader's sight;",
+            "here every memory check (08's streaming) fails saying so, and the notebook is listed For review",
+            "(docs/grading.md).",
+            "",
+        )
 
 
 def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:

@@ -132,6 +132,23 @@ def feedback_html(result: Result, notebook, release, ran: set, title: str = "", 
     return page(result, "".join(body), formatter)
 
 
+def review_section(result: Result) -> str:
+    """The block only the instructor reads: what the result lists For review (what the submission did to the
+    course's graded cells, code reaching for the grading machinery, figures the grader could not prove)."""
+    if not result.review:
+        return '<h2>Для преподавателя</h2><p class="note">На проверку ничего не вынесено.</p>'
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in result.review)
+    return (
+        '<h2>Для преподавателя: на проверку</h2><p class="note">Оценка выставлена как обычно, тестами курса; '
+        f"студент этого блока не видит.</p><ul>{items}</ul>"
+    )
+
+
+def instructor_view(page: str, result: Result) -> str:
+    """The feedback page as the instructor sees it: the student's page with `review_section` at its top."""
+    return page.replace("<body>", "<body>" + review_section(result), 1)
+
+
 STATUS_MESSAGES = {  # what a student reads for each status that is not a grade
     BROKEN: "Файл не удалось прочитать как блокнот Jupyter, поэтому он не проверялся. Откройте его в "
     "JupyterLab, убедитесь, что он открывается и выполняется, сохраните (File → Save) и сдайте заново.",

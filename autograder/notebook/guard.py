@@ -16,6 +16,7 @@ import tokenize
 import nbformat
 
 from ..course.cells import grade_id, is_solution, is_test, nbgrader_meta
+from .results import CellChange
 
 # names whose mere use in a student's cell is a reason to look: this course never needs them
 SUSPICIOUS_NAMES = {
@@ -126,13 +127,16 @@ def tampering(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) 
     return findings
 
 
-GRADING_FIELDS = {"grade": "отметка «оценивается»", "points": "баллы", "solution": "отметка «ответ студента»"}
+GRADING_FIELDS = {"grade": "оценивается", "points": "баллы", "solution": "ответ студента"}
+START = "начала блокнота"  # what a cell first in the notebook follows
+LOCK_FIELDS = ("locked", "checksum")  # nbgrader's; and the cell's own "editable", "deletable"
 
 
-def test_cell_changes(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[str]:
-    """What the submission did to the course's test cells — deleted, edited, retagged, re-pointed to
-    another grade_id — in words for the instructor; [] for an honest one. (The grade is not changed
-    by it: the tests always come from the course, autograder.notebook.normalize.)"""
+def cell_changes(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[CellChange]:
+    """What the submission did to the course's test cells — deleted, duplicated, moved, turned into another
+    kind of cell, stripped of their nbgrader metadata, re-pointed to another grade_id, edited, unlocked,
+    retagged, given outputs the test never prints — and the cells it marked graded itself; [] for an honest
+    one. (The grade is not changed by it: the tests always come from the course, autograder.notebook.normalize.)"""
     by_grade_id, by_id = {}, {}
     for cell in submitted.cells:
         by_grade_id.setdefault(grade_id(cell), []).append(cell)
@@ -141,25 +145,109 @@ def test_cell_changes(submitted: nbformat.NotebookNode, release: nbformat.Notebo
     for original in release.cells:
         if not is_test(original):
             continue
-        g, said = grade_id(original), f"тест «{grade_id(original)}»"
+        g = grade_id(original)
         same = by_grade_id.get(g, [])
         if len(same) > 1:
-            found.append(f"{said}: в блокноте {len(same)} ячейки с его grade_id (лишние отброшены)")
+            found.append(CellChange("duplicated", g, f"в блокноте {len(same)} ячейки с его grade_id, лишние отброшены"))
         cell = same[0] if same else by_id.get(original.get("id"))
         if cell is None:
-            found.append(f"{said} удалён из блокнота")
+            found.append(CellChange("deleted", g))
             continue
         if not same:
             moved = grade_id(cell)
-            found.append(
-                f"{said}: у ячейки теста grade_id изменён на «{moved}»"
-                if moved
-                else f"{said}: у ячейки теста снята разметка nbgrader"
-            )
+            found.append(CellChange("repointed", g, f"«{moved}»") if moved else CellChange("untagged", g))
+        if cell.get("cell_type") != "code":
+            found.append(CellChange("retyped", g, f"code → {cell.get('cell_type')}"))
         if cell.source.strip() != original.source.strip():
-            found.append(f"{said}: код теста изменён")
-        theirs, ours = nbgrader_meta(cell), nbgrader_meta(original)
-        for key, what in GRADING_FIELDS.items():
-            if same and theirs.get(key) != ours.get(key):
-                found.append(f"{said}: изменено поле «{what}» ({ours.get(key)!r} → {theirs.get(key)!r})"[:300])
-    return [line + " — проверен тестом курса, как он был выдан" for line in found]
+            found.append(CellChange("edited", g))
+        if same:
+            found += metadata_changes(g, cell, original)
+        found += forged_outputs(g, cell, original)
+    return found + moved_tests(submitted, release) + foreign_cells(submitted, release)
+
+
+def metadata_changes(g: str, cell, original) -> list[CellChange]:
+    """A test cell's metadata as the submission has it against the course's: the lock (nbgrader's `locked` and
+    `checksum`, the cell's `editable`, `deletable`; its id said with them), the other nbgrader fields, the tags."""
+    theirs, ours = nbgrader_meta(cell), nbgrader_meta(original)
+    mine, given = cell.get("metadata") or {}, original.get("metadata") or {}
+    mine = mine if isinstance(mine, dict) else {}
+    lock = [
+        f"{key}: {ours.get(key)!r} → {theirs.get(key)!r}" for key in LOCK_FIELDS if theirs.get(key) != ours.get(key)
+    ]
+    lock += [
+        f"{key}: {given.get(key)!r} → {mine.get(key)!r}"
+        for key in ("editable", "deletable")
+        if mine.get(key) != given.get(key)
+    ]
+    if lock and cell.get("id") and cell.get("id") != original.get("id"):
+        lock.append(f"id ячейки: «{original.get('id')}» → «{cell.get('id')}»")
+    found = [CellChange("unlocked", g, ", ".join(lock)[:200])] if lock else []
+    for key in sorted(set(theirs) | set(ours), key=str):
+        if key not in LOCK_FIELDS and key != "grade_id" and theirs.get(key) != ours.get(key):
+            what = GRADING_FIELDS.get(key, key)
+            found.append(CellChange("metadata", g, f"поле «{what}»: {ours.get(key)!r} → {theirs.get(key)!r}"[:200]))
+    if mine.get("tags") != given.get("tags"):
+        found.append(CellChange("metadata", g, f"теги: {given.get('tags')!r} → {mine.get('tags')!r}"[:200]))
+    return found
+
+
+def forged_outputs(g: str, cell, original) -> list[CellChange]:
+    """Outputs in a test cell that the course's test cannot print: a value (no test cell of the course ends in
+    an expression with a value, tests/test_tampering.py), or anything at all in a cell with no code (a hidden
+    test's place). nbgrader would read a test's value as its points; this grader never reads them."""
+    outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
+    empty = _parse(original.source) is not None and not _parse(original.source).body
+    forged = [o for o in outputs if isinstance(o, dict) and (empty or o.get("output_type") == "execute_result")]
+    if not forged:
+        return []
+    data = forged[0].get("data") if isinstance(forged[0].get("data"), dict) else {}
+    text = data.get("text/plain", forged[0].get("text", ""))
+    text = "".join(text) if isinstance(text, list) else str(text)
+    return [CellChange("outputs", g, f"{forged[0].get('output_type')} «{text.strip()[:80]}» ({len(forged)} в ячейке)")]
+
+
+def moved_tests(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[CellChange]:
+    """The test cells out of the course's order in the submission: those outside the longest run of the
+    course's cells that keeps the course's order (ties keep the tests in it, so a test is named only when it moved)."""
+    rank = {grade_id(c): i for i, c in enumerate(release.cells) if grade_id(c)}
+    tests = {grade_id(c) for c in release.cells if is_test(c)}
+    order = list(dict.fromkeys(grade_id(c) for c in submitted.cells if grade_id(c) in rank))
+    # the heaviest increasing subsequence of ranks: every cell weighs 2, a test 1 more (O(n²), n ≈ 100)
+    weight = [2 + (g in tests) for g in order]
+    best, before = weight[:], [-1] * len(order)
+    for i in range(len(order)):
+        for j in range(i):
+            if rank[order[j]] < rank[order[i]] and best[j] + weight[i] > best[i]:
+                best[i], before[i] = best[j] + weight[i], j
+    kept, i = set(), max(range(len(order)), key=best.__getitem__, default=-1)
+    while i >= 0:
+        kept.add(order[i])
+        i = before[i]
+    graded = sorted(rank, key=rank.__getitem__)
+    course_before = dict(zip(graded[1:], graded))
+    previous = {g: (order[k - 1] if k else None) for k, g in enumerate(order)}
+    return [
+        CellChange(
+            "moved",
+            g,
+            f"стоит после «{previous[g] or START}», в курсе — после «{course_before.get(g, START)}»",
+        )
+        for g in order
+        if g in tests and g not in kept
+    ]
+
+
+def foreign_cells(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[CellChange]:
+    """The submission's cells with nbgrader metadata the course does not have (a cell of the student's own
+    marked `grade: true` with 1,000 points, say): dropped from the graded notebook (autograder.notebook.normalize)."""
+    known = {grade_id(c) for c in release.cells if grade_id(c)}
+    found = []
+    for number, cell in enumerate(submitted.cells, start=1):
+        meta = nbgrader_meta(cell)
+        if not meta or grade_id(cell) in known:
+            continue
+        said = [f"ячейка {number}", f"grade_id {grade_id(cell)!r}"]
+        said += [f"«{what}»: {meta[key]!r}" for key, what in GRADING_FIELDS.items() if key in meta]
+        found.append(CellChange("foreign", grade_id(cell) or "", ", ".join(said)[:200]))
+    return found

@@ -81,7 +81,7 @@ class NotebookGrader(LoggingConfigurable):
             Result(student, course.name, 0, course.max_score, status, message, student_message=russian)
         )
         try:
-            notebook, review = sanitize(path, course.release)
+            notebook, changes, findings = sanitize(path, course.release)
         except SubmissionError as e:
             return failed(BROKEN, f"{Path(path).name}: {e}", f"{Path(path).name}: {e.russian}")
         try:
@@ -93,7 +93,8 @@ class NotebookGrader(LoggingConfigurable):
             return failed(ERROR, f"grading failed: {e}"[:1000])
         except Exception as e:  # a fault of the grader: this notebook fails, the class goes on
             return failed(ERROR, f"grading failed: {type(e).__name__}: {e}"[:1000])
-        graded.result.review = review + graded.result.review  # what the grader could not prove
+        graded.result.changes = changes
+        graded.result.review = [c.text() for c in changes] + findings + graded.result.review
         return graded
 
     def for_review(self, notebook: NotebookNode | None) -> NotebookNode | None:

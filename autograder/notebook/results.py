@@ -42,6 +42,43 @@ class TestResult:
         self.name, self.message = safe_text(self.name), safe_text(self.message)
 
 
+# What a submission can do to the course's graded cells (autograder.notebook.guard.cell_changes), each kind in
+# the words the instructor reads; the notebook is always graded by the course's own cells.
+CHANGES = {
+    "deleted": "удалён из блокнота",
+    "duplicated": "повторён",
+    "moved": "перемещён",
+    "retyped": "ячейка теста стала ячейкой другого типа",
+    "untagged": "у ячейки теста снята разметка nbgrader",
+    "repointed": "у ячейки теста изменён grade_id",
+    "edited": "код теста изменён",
+    "unlocked": "снята защита от правки",
+    "metadata": "изменена разметка ячейки",
+    "outputs": "в ячейке теста вывод, которого тест не печатает",
+    "foreign": "ячейка с разметкой nbgrader, которой нет в курсе",
+}
+
+
+@dataclass
+class CellChange:
+    """One thing a submission did to a graded cell of the course (or a cell it marked graded itself): the
+    kind (a key of CHANGES), the cell's grade_id and what exactly changed, for the instructor."""
+
+    kind: str
+    cell: str
+    detail: str = ""
+
+    def __post_init__(self):
+        self.kind, self.cell, self.detail = safe_text(self.kind), safe_text(self.cell), safe_text(self.detail)
+
+    def text(self) -> str:
+        """The line listed For review."""
+        if self.kind == "foreign":
+            return f"{CHANGES[self.kind]}: {self.detail}"[:300] + " — отброшена, не оценивается"
+        said = f"тест «{self.cell}»: {CHANGES.get(self.kind, self.kind)}" + (f": {self.detail}" if self.detail else "")
+        return said[:300] + " — проверен тестом курса, как он был выдан"
+
+
 @dataclass
 class Result:
     student: str
@@ -51,7 +88,8 @@ class Result:
     status: str
     message: str = ""  # for the instructor (English)
     tests: list[TestResult] = field(default_factory=list)
-    review: list[str] = field(default_factory=list)  # code the instructor may want to look at
+    review: list[str] = field(default_factory=list)  # what the instructor should look at, in words
+    changes: list[CellChange] = field(default_factory=list)  # what the submission did to the graded cells
     feedback_error: str = ""  # why there is no feedback page, if there is none
     student_message: str = ""  # `message` in Russian for the student's page, where it is not a grade's
 
@@ -60,6 +98,7 @@ class Result:
         self.message, self.feedback_error = safe_text(self.message), safe_text(self.feedback_error)
         self.student_message = safe_text(self.student_message)
         self.review = [safe_text(line) for line in self.review]
+        self.changes = [c if isinstance(c, CellChange) else CellChange(**c) for c in self.changes]
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import nbformat
 
-from .guard import tampering, test_cell_changes
+from .guard import cell_changes, tampering
 from .normalize import restore_course_cells
+from .results import CellChange
 
 MAX_NOTEBOOK_BYTES = 50 * 2**20  # the largest notebook read (in a zip too: autograder.platforms.submissions)
 MAX_CELLS = 2000  # the course's notebooks have about a hundred
@@ -91,14 +92,15 @@ def read_submission(path: Path) -> nbformat.NotebookNode:
     return notebook
 
 
-def sanitize(path: Path, release: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, list[str]]:
-    """(the submission in the course's shape, for review: what it did to the course's test cells and
-    the guard's findings)."""
+def sanitize(path: Path, release: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, list[CellChange], list[str]]:
+    """(the submission in the course's shape, what it did to the course's graded cells — each a typed record
+    whose text is listed For review, autograder.notebook.guard.cell_changes —, the guard's findings)."""
     submitted = read_submission(path)
     try:
-        changes = test_cell_changes(submitted, release)
+        changes = cell_changes(submitted, release)
+        findings = []
     except Exception as e:  # a report only, like the guard's
-        changes = [f"сравнение тестов с курсом не выполнилось ({type(e).__name__}: {e}"[:300] + ")"]
+        changes, findings = [], [f"сравнение тестов с курсом не выполнилось ({type(e).__name__}: {e}"[:300] + ")"]
     try:
         notebook = restore_course_cells(submitted, release)
     except Exception as e:
@@ -107,7 +109,7 @@ def sanitize(path: Path, release: nbformat.NotebookNode) -> tuple[nbformat.Noteb
             "ячейки блокнота не удалось сопоставить с ячейками курса",
         ) from None
     try:
-        review = tampering(notebook, release)
+        findings += tampering(notebook, release)
     except Exception as e:  # a report only: it must never stop grading, and its failure is reported
-        review = [f"проверка на подмену не выполнилась ({type(e).__name__}: {e}"[:300] + "): прочитайте код сами"]
-    return notebook, changes + review
+        findings.append(f"проверка на подмену не выполнилась ({type(e).__name__}: {e}"[:300] + "): прочитайте код сами")
+    return notebook, changes, findings

@@ -4,7 +4,8 @@ Per test (as Gradescope's and PrairieLearn's question statistics): how many stud
 for, how many failed it, the mean points, and the most common failure message among the students
 who attempted it, with what was expected and what came instead (the message's first lines) — a stub
 left as given (its NotImplementedError) is counted apart, as `untouched`, and never as a wrong answer,
-so that the class's real mistakes are the ones named. Per notebook: the
+so that the class's real mistakes are the ones named — and how many students' submissions changed its cell
+(`changed_by`: deleted, edited, unlocked… it, autograder.notebook.guard.cell_changes). Per notebook: the
 distribution of scores. Written as OUT/item_analysis.csv and OUT/item_analysis.html (with
 matplotlib plots, embedded). Only graded notebooks count: a missing or broken one has no tests.
 Messages come from tests about students' values: the page escapes them.
@@ -31,6 +32,7 @@ FIELDS = [
     "students_with_it",
     "untouched",
     "wrong_answers",
+    "changed_by",
 ]
 # what a stub the student never wrote fails with, and a quiz left unanswered
 UNTOUCHED = ("NotImplementedError", "ещё не написана", "впишите ответы в ячейку с ответами")
@@ -73,6 +75,7 @@ def item_rows(results: list[Result]) -> list[dict]:
                     row["untouched"] += 1
                     continue
                 row["messages"][summary(t.message)] += 1
+    changed = Counter((r.notebook, c.cell) for r in results if r.status == GRADED for c in set_of_cells(r))
     rows = []
     for (notebook, test), row in stats.items():
         message, count = row["messages"].most_common(1)[0] if row["messages"] else ("", 0)
@@ -89,9 +92,20 @@ def item_rows(results: list[Result]) -> list[dict]:
                 "students_with_it": count,
                 "untouched": row["untouched"],
                 "wrong_answers": row["failed"] - row["untouched"],
+                "changed_by": changed[notebook, test],
             }
         )
     return rows
+
+
+def set_of_cells(result: Result) -> list:
+    """One change per test cell a result changed (a test deleted and duplicated counts once)."""
+    return list({c.cell: c for c in result.changes}.values())
+
+
+def for_review(results: list[Result], notebook: str) -> list[tuple[str, str]]:
+    """(student, line) for each graded result of `notebook` with something listed For review."""
+    return [(r.student, line) for r in results if r.notebook == notebook and r.status == GRADED for line in r.review]
 
 
 def scores_by_notebook(results: list[Result]) -> dict[str, tuple[list[float], float]]:
@@ -171,14 +185,19 @@ def write_item_analysis(results: list[Result], out: Path) -> tuple[Path, Path]:
         parts.append(plot(lambda ax: failure_bars(ax, mine)))  # noqa: B023
         parts.append(
             "<table><tr><th>тест</th><th>баллы</th><th>ошиблись (из попытавшихся)</th><th>не начинали</th>"
-            "<th>средний балл</th><th>самое частое сообщение (среди ошибившихся)</th></tr>"
+            "<th>средний балл</th><th>самое частое сообщение (среди ошибившихся)</th><th>ячейку теста меняли</th></tr>"
         )
         parts += [
             f"<tr><td>{esc(r['test'])}</td><td>{esc(r['max_points'])}</td>"
             f"<td>{attempted(r)}</td><td>{r['untouched']}</td>"
-            f"<td>{esc(r['mean_points'])}</td><td>{message_cell(r)}</td></tr>"
+            f"<td>{esc(r['mean_points'])}</td><td>{message_cell(r)}</td><td>{r['changed_by']}</td></tr>"
             for r in mine
         ]
         parts.append("</table>")
+        review = for_review(results, notebook)
+        if review:
+            parts.append("<h3>На проверку (оценено тестами курса)</h3><ul>")
+            parts += [f"<li>{esc(student)}: {esc(line)}</li>" for student, line in review]
+            parts.append("</ul>")
     html_path.write_text("\n".join(parts), encoding="utf-8", errors="backslashreplace")
     return csv_path, html_path

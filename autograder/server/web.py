@@ -446,6 +446,24 @@ class TeacherPage(TeacherBase):
         self.finish(teacher_page(self.course, token, last, best, pairs))
 
 
+class TeacherReview(TeacherBase):
+    """The feedback page of the attempt that counts, as the instructor sees it: with what is listed For review."""
+
+    def get(self, token, student, notebook):
+        from ..notebook.feedback import instructor_view
+
+        self.teacher(token)
+        last, _, pages = self.results()
+        result = next((r for r in last if (r.student, r.notebook) == (student, notebook)), None)
+        if result is None or (student, notebook) not in pages:
+            raise tornado.web.HTTPError(404, "Нет такой проверенной попытки.")
+        feedback = instructor_view(pages[student, notebook], result)
+        styles = re.findall(r"<style>(.*?)</style>", feedback, re.S)
+        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
+        back = f'<p><a href="/teacher/{html.escape(token)}">← к ходу работы класса</a></p>'
+        self.finish(feedback.replace("<body>", "<body>" + back, 1))
+
+
 class TeacherSimilarity(TeacherBase):
     """The similarity report as `grade` writes it (similarity.html), side by side, for the attempts that count."""
 
@@ -557,15 +575,17 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
                 + esc(", ".join(student_label(s, names[s]) for s in silent))
                 + "</p>"
             )
+    parts += review_list(course, token, last, names)
     rows = item_rows(last)
     parts.append(
         "<h2>Анализ заданий (последние попытки)</h2><table><tr><th>Блокнот</th><th>Тест</th>"
         "<th>Ошиблись (из попытавшихся)</th><th>Не начинали</th><th>Средний балл</th>"
-        "<th>Самое частое сообщение (среди ошибившихся)</th></tr>"
+        "<th>Самое частое сообщение (среди ошибившихся)</th><th>Ячейку теста меняли</th></tr>"
     )
     parts += [
         f"<tr><td>{esc(r['notebook'])}</td><td>{esc(r['test'])}</td><td>{attempted(r)}</td><td>{r['untouched']}</td>"
-        f"<td>{esc(r['mean_points'])} из {esc(r['max_points'])}</td><td>{message_cell(r)}</td></tr>"
+        f"<td>{esc(r['mean_points'])} из {esc(r['max_points'])}</td><td>{message_cell(r)}</td>"
+        f"<td>{r['changed_by']}</td></tr>"
         for r in rows
     ]
     parts.append("</table>")
@@ -610,6 +630,30 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
     return page("Ход работы класса", "".join(parts))
 
 
+def review_list(course: Course, token: str, last: list, names: dict) -> list[str]:
+    """The instructor page's *For review* section: each attempt that counts with something listed For review
+    (what it did to the course's test cells, code reaching for the grading machinery, a figure not proven),
+    linked to its feedback page's instructor view."""
+    from urllib.parse import quote
+
+    esc = lambda value: html.escape(str(value))
+    listed = [r for r in last if r.review]
+    parts = [
+        "<h2>На проверку (попытки, которые считаются)</h2>",
+        "<p class=note>Оценено как обычно, тестами курса; стоит посмотреть код.</p>" if listed else "",
+    ]
+    if not listed:
+        return parts + ["<p class=note>Ничего.</p>"]
+    for r in listed:
+        link = f"/teacher/{esc(token)}/review/{esc(quote(r.student, safe=''))}/{esc(r.notebook)}"
+        items = "".join(f"<li>{esc(line)}</li>" for line in r.review)
+        parts.append(
+            f"<p>{esc(student_label(r.student, names.get(r.student, '')))} · {esc(r.notebook)} · "
+            f'<a href="{link}">отзыв глазами преподавателя</a></p><ul>{items}</ul>'
+        )
+    return parts
+
+
 def application(course: Course) -> tornado.web.Application:
     return tornado.web.Application(
         [
@@ -619,6 +663,7 @@ def application(course: Course) -> tornado.web.Application:
             (r"/teacher/([A-Za-z0-9_-]{1,100})", TeacherPage),
             (r"/teacher/([A-Za-z0-9_-]{1,100})/export/(moodle|canvas|feedback)", TeacherExport),
             (r"/teacher/([A-Za-z0-9_-]{1,100})/similarity", TeacherSimilarity),
+            (r"/teacher/([A-Za-z0-9_-]{1,100})/review/([^/]{1,200})/([A-Za-z0-9_]{1,100})", TeacherReview),
             (r"/api/submit", ApiSubmit),
             (r"/api/attempt/([0-9]{1,12})", ApiAttempt),
         ],

@@ -76,6 +76,12 @@ def refused_a_process(answer: protocol.Answer) -> bool:
 MEMORY_BATCH = 8  # lines handed over at once while a Stream's memory is watched (Remote.stream)
 
 
+UNPROVABLE_MEMORY = (
+    "без cgroup песочницы память вне её процессов (буферы каналов и сокетов, которые никто не читает, memfd, "
+    "файлы) проверке не видна"
+)
+
+
 class Remote:
     """Requests to the agent in the student's kernel, with their answers checked."""
 
@@ -106,6 +112,21 @@ class Remote:
         if getattr(self.session, "cgroup", None) is not None or not hasattr(self.session, "fixed_processes"):
             return contextlib.nullcontext(None)
         return self.session.fixed_processes()
+
+    def unprovable_memory(self, name: str) -> None:
+        """Without a cgroup, no memory figure decides a grade: a sandbox can hold memory outside every process's
+        resident memory that the grader cannot read (pipe and socket buffers nobody reads, memfds another process
+        holds, …), so a figure within a limit proves nothing. The check fails saying the instructor judges it, and
+        the notebook is listed For review — as speed is where it cannot be proven (`timed_calls`)."""
+        if getattr(self.session, "cgroup", None) is not None or not hasattr(self.session, "fixed_processes"):
+            return  # the cgroup counts all of it (and the course's own tests run in no sandbox at all)
+        note = f"память {name} не засчитана: {UNPROVABLE_MEMORY}"
+        if note not in self.review:
+            self.review.append(note)
+        raise checks.NotMeasured(
+            f"память, которую держит {name}, не удалось доказать ({UNPROVABLE_MEMORY}); в этом режиме проверки "
+            "память оценивает преподаватель"
+        )
 
     def ask(self, request: protocol.Request, seconds: float, feed=None) -> protocol.Answer:
         """The answer to `request`, under `seconds` of the kernel's CPU; an answer that is not one
@@ -422,6 +443,7 @@ class RemoteFunction:
         """checks.stream_memory for this generator function: the sandbox's peak memory, read by the grader
         from outside while it hands over each generated line (with new chunks on every line, the chunk cache
         held to checks.stream_cache_limit() chunks; else under the notebook's own settings)."""
+        self._remote.unprovable_memory(self.__name__)
         peaks = []
         for n in sizes:
             run = self._remote.stream(
