@@ -3,6 +3,7 @@ outside (autograder.wall.host, autograder.wall.session, autograder.wall.cell_out
 states the defence that must hold."""
 
 import json
+import time
 
 import nbformat
 import pytest
@@ -641,6 +642,112 @@ def test_work_done_between_the_timed_calls_does_not_make_a_slow_train_fast_pass(
     failed = {t.name: t.message for t in result.tests if t.score < t.max_score}
     assert result.status == "graded", result.message
     assert set(failed) == {"test_train_fast_hidden"} and "обучение не пошаговое" in failed["test_train_fast_hidden"]
+
+
+# -- the course's solution is timed with the sandbox frozen (issue 40 item 3) -------------------------------------
+# a thread and a forked child copying 2 × 64 MB over and over: memory bandwidth taken from the grader's own work (it
+# slowed the course's reference 1.13–1.23× on the host's thread clock while the grader timed it)
+THRASHER = """
+import os, threading
+def _copy():
+    src, dst = bytearray(64 << 20), bytearray(64 << 20)
+    while True:
+        dst[:] = src
+if os.fork() == 0:
+    _copy()
+threading.Thread(target=_copy, daemon=True).start()
+"""
+
+
+# the attack: the same, idle while the student's own call is timed (a flag in memory shared with the child), so
+# that only the course's reference, timed by the grader in between, would run next to it
+THRASHES_WHILE_NOT_TIMED = """
+import mmap, os, threading, time
+_inside = mmap.mmap(-1, 1)
+def _copy():
+    src, dst = bytearray(64 << 20), bytearray(64 << 20)
+    while True:
+        if _inside[0]:
+            time.sleep(0.0005)
+        else:
+            dst[:] = src
+if os.fork() == 0:
+    _copy()
+threading.Thread(target=_copy, daemon=True).start()
+"""
+TIMED_FLAG = """
+_train_fast = train_fast
+def train_fast(*args, **kwargs):
+    _inside[0] = 1
+    try:
+        return _train_fast(*args, **kwargs)
+    finally:
+        _inside[0] = 0
+"""
+
+
+def cpu_after(session, start: float, more: float, seconds: float = 60) -> float:
+    """The sandbox's CPU seconds once they passed `start` + `more` (waited for, at most `seconds`: a busy machine)."""
+    deadline = time.monotonic() + seconds
+    while session.cpu_clock() < start + more and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return session.cpu_clock()
+
+
+@pytest.mark.parametrize(
+    "mode, cgroups", [("auto", "auto"), ("auto", "off"), ("limits", "off")], ids=["cgroups", "bwrap", "limits"]
+)
+def test_the_sandbox_is_frozen_while_the_grader_works_and_runs_again_after(mode, cgroups):
+    # KernelSession.frozen: its cgroup's freezer, else SIGSTOP to every process of the sandbox; its CPU time, read
+    # from outside, does not advance while frozen, and does before and after (so the figure can tell)
+    with KernelSession(Sandbox(mode=mode, cgroups=cgroups)) as session:
+        assert session.run_cell(THRASHER).error is None
+        start = session.cpu_clock()
+        assert cpu_after(session, start, 0.2) >= start + 0.2  # it thrashes
+        with session.frozen():
+            frozen_at = session.cpu_clock()
+            time.sleep(0.5)
+            assert session.cpu_clock() - frozen_at < 0.005
+        thawed = session.cpu_clock()
+        assert cpu_after(session, thawed, 0.2) >= thawed + 0.2  # and again after
+        assert session.run_cell("x = 1").error is None  # the kernel goes on
+
+
+def test_a_thrasher_in_the_sandbox_changes_no_verdict_and_is_frozen_while_the_reference_is_timed(monkeypatch):
+    # the solved train_fast with a thrasher that runs whenever train_fast does not: the speed test's verdict is the
+    # honest one, and every time the grader timed the course's reference (checks.reference_seconds) the sandbox's CPU
+    # time stood still (without the freezer, the thrasher's copying ran there: test_the_sandbox_is_frozen_…)
+    import contextlib
+    import tempfile
+    from pathlib import Path
+
+    from autograder.course.course import CourseNotebook
+    from autograder.course.simulate import solution_sources, submission, write
+    from autograder.notebook.pipeline import NotebookGrader
+
+    spans, frozen = [], KernelSession.frozen
+
+    @contextlib.contextmanager
+    def watched(self):
+        with frozen(self):
+            start = self.cpu_clock()
+            yield
+            spans.append(self.cpu_clock() - start)
+
+    monkeypatch.setattr(KernelSession, "frozen", watched)
+    course = CourseNotebook.load("07_fast_bpe")
+    names = list(course.tests)
+    course.tests = {name: course.tests[name] for name in names[: names.index("test_train_fast_hidden") + 1]}
+    graded = {}
+    thrasher = THRASHES_WHILE_NOT_TIMED + solution_sources("07_fast_bpe")["train_fast"] + TIMED_FLAG
+    for name, replace in [("honest", {}), ("thrasher", {"train_fast": thrasher})]:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = write(submission("07_fast_bpe", replace=replace), Path(tmp) / "07.ipynb")
+            result = NotebookGrader().grade(course, path, lambda: KernelSession(Sandbox())).result
+        assert result.status == "graded", result.message
+        graded[name] = {t.name: (t.score, t.message) for t in result.tests}
+    assert graded["thrasher"] == graded["honest"]
+    assert spans and all(used < 0.005 for used in spans), spans
 
 
 def test_without_cgroups_a_solved_07_is_graded_and_a_speed_it_cannot_prove_is_left_to_the_instructor(tmp_path):

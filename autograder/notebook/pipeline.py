@@ -141,7 +141,9 @@ class NotebookGrader(LoggingConfigurable):
             codes,
             session,
             remote=self.evaluator.remote(session),
-            solutions=CourseSolutions(course, self.evaluator.builtins, self.evaluator.budget),
+            solutions=CourseSolutions(
+                course, self.evaluator.builtins, self.evaluator.budget, frozen=getattr(session, "frozen", None)
+            ),
             deadline=time.monotonic() + self.notebook_timeout,
         )
         for i, cell in enumerate(cells):

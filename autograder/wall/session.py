@@ -326,6 +326,45 @@ class KernelSession(LoggingConfigurable):
         return ticks / os.sysconf("SC_CLK_TCK")
 
     @contextlib.contextmanager
+    def frozen(self):
+        """The sandbox stopped for the span of the block, so nothing it does meanwhile (a thread thrashing
+        memory, spinning children) slows the grader's own work — the course's reference timed against the
+        student's call (bpe_course.checks.reference_seconds). Its cgroup frozen where it has one (every process,
+        forks included), else every process of the sandbox (`sandbox_processes`: under bubblewrap, its whole PID
+        namespace) sent SIGSTOP, until each is stopped, and SIGCONT after. Only between requests: nothing of the
+        grader's waits on the sandbox meanwhile."""
+        if self.cgroup is not None and self.cgroup.freeze():
+            try:
+                yield
+            finally:
+                self.cgroup.thaw()
+            return
+        stopped = self.stop_every_process()
+        try:
+            yield
+        finally:
+            for pid in stopped:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGCONT)
+
+    def stop_every_process(self, seconds: float = 1.0) -> list[int]:
+        """SIGSTOP to every process of the sandbox (again for any forked meanwhile), then wait until each is
+        stopped (its state T in /proc) or `seconds` passed; the pids sent it, for SIGCONT."""
+        stopped: list[int] = []
+        for _ in range(8):
+            new = [pid for pid in self.sandbox_processes() if pid not in stopped]
+            if not new:
+                break
+            for pid in new:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGSTOP)
+                    stopped.append(pid)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not all(map(is_stopped, stopped)):
+            time.sleep(0.001)
+        return stopped
+
+    @contextlib.contextmanager
     def fixed_processes(self):
         """Around a call the grader times without a cgroup: `children_seconds` sees every process that is
         alive or was reaped by one, but not one the kernel reaps by itself (its parent ignores SIGCHLD) — so no
@@ -586,6 +625,14 @@ def reset_high_water_mark(pid: int) -> int | None:
 def high_water_mark(pid: int) -> int | None:
     """`pid`'s peak resident memory (bytes) since it started or since its mark was reset."""
     return process_memory(pid).get("VmHWM")
+
+
+def is_stopped(pid: int) -> bool:
+    """`pid` stopped by a signal (or gone: nothing of it runs either)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("T", "t", "Z", "X")
+    except (OSError, IndexError):
+        return True
 
 
 def process_memory(pid: int) -> dict[str, int]:
