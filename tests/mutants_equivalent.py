@@ -16,6 +16,42 @@ EQUIVALENT: dict[str, str] = {
         "`unsettled` (len(text) + 1 or len(text)) only enters `cut = min(max(start, unsettled), len(text))`, "
         "which is len(text) either way"
     ),
+    "04:bytes_to_unicode:off_by_one:17:13:range0-1": (
+        "equivalent: the loop gives a shifted character only to bytes not kept as themselves, and byte 255 "
+        "(ÿ) is kept ('®'..'ÿ'), so stopping the loop at 254 leaves the mapping the same"
+    ),
+    "05:split_by_branches:compare:16:10:<→<=": (
+        "equivalent: at pos == len(text) no branch can match a non-empty piece (found.end() > pos is false), "
+        "so the extra turn only skips past the end; the pieces are the same"
+    ),
+    "05:split_by_branches:compare:19:25:>→>=": (
+        "equivalent on the inputs the exercise allows: its docstring says the branches never match the empty "
+        "string, so a match from pos always ends after pos and >= accepts exactly what > does"
+    ),
+    "05:train_chunked:constant:24:48:0→1": (
+        "equivalent: every pair's count is one more than its frequency, so the most frequent pair, and the first "
+        "one among equals, is the same; `if not counts` is unchanged"
+    ),
+    "06:smallest_vocab:constant:14:21:256→257": (
+        "equivalent: first_merges(merges, 257 + len(merges)) is the whole table, as for 256 + len(merges), so "
+        "good(high) is the same and the bisection (compression never falls as V grows) finds the same smallest V, "
+        "which is at most 256 + len(merges)"
+    ),
+    "09:load_hf_vocab:off_by_one:10:84:range1+1": (
+        "equivalent: the extra printable character chr(256) is then given its byte again by the shifted "
+        "characters (chr(256 + 0) → byte 0), so the map is the same"
+    ),
+    "09:load_hf_vocab:off_by_one:12:25:range0+1": (
+        "equivalent on byte-level vocabularies: the extra 'byte' 256 is given chr(324), a character no "
+        "byte-level token holds (its alphabet is chr(0..323) as bytes_to_unicode makes it); the other 256 are the same"
+    ),
+    "09:load_hf_vocab:off_by_one:12:25:range0-1": (
+        "equivalent: byte 255 is printable (ÿ), so it is never among `others`, with or without it in the range"
+    ),
+    "09:load_hf_vocab:constant:12:31:256→257": (
+        "equivalent on byte-level vocabularies: as range(256 + 1), the extra byte 256 is given chr(324), which "
+        "no byte-level token holds"
+    ),
 }
 
 # Wrong programs that keep full marks: holes in the hidden tests, for the lead to close with a new test.
