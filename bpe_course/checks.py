@@ -15,7 +15,7 @@ import signal
 import threading
 import time
 import types
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 
 
 class CheckFailed(AssertionError):
@@ -140,6 +140,36 @@ def check(condition: bool, message: str) -> None:
     """Fail with message unless condition holds."""
     if not condition:
         raise CheckFailed(message)
+
+
+def own_curve(measure, text, tokens: dict) -> list | None:
+    """[(size, measure(text, ids))] for each {size: ids} of `tokens` (the text's tokens by each vocabulary
+    size's table, sizes in order), when `measure` — the student's bytes_per_token — gives on each a finite
+    float or a whole number a float holds (what // gives): the curve a search by the student's own measure
+    sees (06's smallest_vocab), so a mistake in the helper is charged in the helper's tests only. None when
+    it fails or gives anything else: then only the right answer counts."""
+    points = []
+    for size, ids in tokens.items():
+        value = None  # what a call that fails leaves: no number
+        with suppress(Exception):
+            value = measure(text, ids)
+        if not ((type(value) is float and math.isfinite(value)) or (type(value) is int and abs(value) < 2**53)):
+            return None
+        points.append((size, value))
+    return points
+
+
+def own_answers(curve: list, target) -> set:
+    """What a right search for the smallest size reaching `target` returns on `curve` ([(size, value)],
+    consecutive sizes): a size that reaches it where the size before does not — one size when the values
+    never fall; on a curve that falls somewhere (a measure by distinct ids, an inverted ratio) bisection
+    finds one such size and a scan the first — and None when the last size does not reach it."""
+    answers = {
+        size
+        for (_, before), (size, value) in zip([(None, None), *curve], curve)
+        if value >= target and (before is None or before < target)
+    }
+    return answers | ({None} if curve[-1][1] < target else set())
 
 
 class _Alarm(Exception):

@@ -33,9 +33,21 @@ SPARED = {  # mistake id: tests that must keep full marks
     "nb06_bytes_per_token_on_characters": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
     # a curve that falls somewhere (distinct ids), one that only falls (inverted), whole numbers (//): a right
     # search by such a helper is still right for it (issue 45)
-    "nb06_bytes_per_token_distinct_ids": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
-    "nb06_bytes_per_token_inverted": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
-    "nb06_bytes_per_token_floor_division": ["test_english_experiment_hidden", "test_smallest_vocab_hidden"],
+    "nb06_bytes_per_token_distinct_ids": [
+        "test_english_experiment_hidden",
+        "test_smallest_vocab",
+        "test_smallest_vocab_hidden",
+    ],
+    "nb06_bytes_per_token_inverted": [
+        "test_english_experiment_hidden",
+        "test_smallest_vocab",
+        "test_smallest_vocab_hidden",
+    ],
+    "nb06_bytes_per_token_floor_division": [
+        "test_english_experiment_hidden",
+        "test_smallest_vocab",
+        "test_smallest_vocab_hidden",
+    ],
 }
 
 

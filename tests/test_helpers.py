@@ -113,3 +113,19 @@ def test_computed_once_never_reuses_a_value_that_read_something_of_another_noteb
         exec("def table(text, size):\n    CALLS.append(text)\n    return pieces(text)\n", notebook)
         assert computed_once(notebook["table"], "abcd", 2) == answer
     assert len(calls) == 4
+
+
+def test_what_a_right_search_by_the_students_own_measure_returns():
+    """06's smallest_vocab is graded against what is right for the student's bytes_per_token (issue 45): on a
+    curve that never falls that is the one smallest size, on one that falls somewhere any size where it
+    crosses the target (bisection finds one, a scan the first), and None only when the last size falls short."""
+    from bpe_course.checks import own_answers, own_curve
+
+    assert own_answers([(256, 1.0), (257, 1.5), (258, 1.5), (259, 2.0)], 1.5) == {257}
+    assert own_answers([(256, 1.0), (257, 1.5), (258, 1.5), (259, 2.0)], 2.5) == {None}
+    assert own_answers([(256, 1.0), (257, 2.0), (258, 1.0), (259, 2.0)], 1.5) == {257, 259}
+    assert own_answers([(256, 1.0), (257, 0.5)], 1.0) == {256, None}  # an inverted ratio only falls
+    tokens = {256: [1, 2, 3], 257: [4, 5]}
+    assert own_curve(lambda text, ids: len(text) // len(ids), "abcdef", tokens) == [(256, 2), (257, 3)]
+    for broken in (lambda t, i: 10**400, lambda t, i: float("nan"), lambda t, i: "2.0", lambda t, i: 1 / 0):
+        assert own_curve(broken, "abcdef", tokens) is None
