@@ -15,8 +15,11 @@ Prints, for this machine:
 4. the projected time for 500 students on this machine (core-seconds per submission × 500 / cores);
 5. where a solved submission's core-seconds go: each notebook of it graded again alone (`--force`, the
    same work folder), less what the same command costs when it has nothing to grade;
-6. `python -m autograder check` of a solved 07 (the student's own command: wall seconds);
-7. the goals of issue 29 next to each measured ratio.
+6. `python -m autograder check` of a solved 07 (the student's own command: wall seconds), and a
+   rerun of a graded class with nothing new next to `check` of a solved 01 (issue 42 item 7);
+7. the peer: bare `nbgrader autograde` of the *same* solved submission (a plain kernel running every
+   cell, the lessons' demonstrations included, as a user of stock nbgrader would grade it);
+8. the goals of issues 29 and 42 next to each measured ratio.
 
 Core-seconds are read from a cpuacct cgroup of the benchmark's own (made for the run where it can
 be, as root), which counts this benchmark's processes and every sandbox they start and nothing
@@ -176,9 +179,9 @@ def per_notebook(solved_one: Path, out: Path, work: Path, notebooks: list[str]) 
     return costs
 
 
-def check_07(solved_one: Path) -> tuple[float, float]:
-    """(wall s, core-s) of `python -m autograder check` of the solved 07, as a student runs it."""
-    path = next((solved_one / "s000").glob("07_*.ipynb"))
+def check_of(solved_one: Path, prefix: str) -> tuple[float, float]:
+    """(wall s, core-s) of `python -m autograder check` of one solved notebook, as a student runs it."""
+    path = next((solved_one / "s000").glob(f"{prefix}_*.ipynb"))
     return run([sys.executable, "-m", "autograder", "check", str(path)], returncodes=(0,))
 
 
@@ -216,7 +219,9 @@ def measure(tmp: Path, args, notebooks: list[str]) -> dict:
     out, work = tmp / "alone", tmp / "alone-work"
     f["full"] = run(grade_command(solved_one, out, "--work", str(work), "--jobs", "1"))
     f["per_notebook"] = per_notebook(solved_one, out, work, notebooks)
-    f["check07"] = check_07(solved_one)
+    f["check07"] = check_of(solved_one, "07")
+    f["check01"] = check_of(solved_one, "01")
+    f["peer"] = bare_nbgrader(solved_one, tmp, notebooks)
     klass = make_class(tmp / "class", args.class_students, notebooks, solved=True)
     f["j1"] = ours(klass, tmp, 1)
     f["j2"] = ours(klass, tmp, 2)
@@ -270,6 +275,17 @@ def report(f: dict, args, notebooks: list[str], cores: int, own_cgroup: bool, lo
     print(f"   {'sum':28} {sum(costs.values()):6.2f} core-s")
     check_wall, check_cpu = f["check07"]
     print(f"6. python -m autograder check of a solved 07: {check_wall:.1f} s wall, {check_cpu:.1f} core-s")
+    check01_wall = f["check01"][0]
+    print(
+        f"   a rerun of the class with nothing new {rerun_again:.2f} s wall, check of a solved 01 {check01_wall:.2f} s"
+        f" ({rerun_again / check01_wall:.2f}×)"
+    )
+    peer_wall, peer_cpu = f["peer"]
+    print("7. the same solved submission, bare nbgrader autograde (every cell, demonstrations included):")
+    print(
+        f"   {peer_wall:.1f} s wall, {peer_cpu:.1f} core-s; ours {full_cpu:.1f} core-s ({full_cpu / peer_cpu:.2f}×,"
+        f" each command's start-up included)"
+    )
     rows = [
         (
             "solved submission in a class, in bare-nbgrader notebooks (core-s)",
@@ -278,8 +294,9 @@ def report(f: dict, args, notebooks: list[str], cores: int, own_cgroup: bool, lo
         ),
         ("untouched notebooks, ours / bare nbgrader (core-s)", f"≤ {GOALS['untouched']}", f"{ours_cpu / bare_cpu:.3f}"),
         ("check of a solved 07 (wall s)", f"≤ {GOALS['check07']:g}", f"{check_wall:.1f}"),
+        ("a rerun with nothing new / check of a solved 01 (wall)", "< 1", f"{rerun_again / check01_wall:.2f}"),
     ]
-    print("7. goals of issue 29, measured in this run:")
+    print("8. goals of issues 29 and 42, measured in this run:")
     for what, goal, got in rows:
         print(f"   {what:66} goal {goal:7} measured {got}")
 
