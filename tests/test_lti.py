@@ -313,6 +313,30 @@ def test_login_launch_upload_graded_and_the_score_arrives_at_the_platforms_line_
 
 
 @needs_sandbox
+def test_an_upload_through_the_personal_link_counts_and_reaches_the_platform_too(tool, tmp_path):
+    platform = tool.platform
+    with open(tool.data / "tokens.csv", newline="", encoding="utf-8") as f:
+        token = {r["student_id"]: r["link"] for r in csv.DictReader(f)}["student1"].rsplit("/", 1)[1]
+    before = len(platform.scores)
+    stub = write(submission(NB, solved=False), tmp_path / "stub.ipynb").read_bytes()
+    sent = requests.post(
+        tool.url + "/api/submit",
+        headers={"Authorization": f"Bearer {token}"},
+        files={"file": ("mine.ipynb", stub)},
+        data={"notebook": "01"},
+        timeout=60,
+    )
+    assert sent.status_code == 202, sent.text
+    wait_for(
+        lambda: graded_score(tool, "student1")["score"] < graded_score(tool, "student1")["max_score"], what="grading"
+    )
+    item = platform.lineitem("2", "7")  # the activity the student launched with its line item
+    later = wait_for(lambda: [s for s in platform.scores[before:] if s["lineitem"] == item], what="the new score")
+    assert later[-1]["score"]["scoreGiven"] == graded_score(tool, "student1")["score"]
+    assert later[-1]["score"]["timestamp"] > platform.scores[before - 1]["score"]["timestamp"]
+
+
+@needs_sandbox
 def test_a_score_for_a_platform_that_is_down_waits_in_the_outbox_and_arrives_when_it_is_back(tool, tmp_path):
     platform = tool.platform
     platform.down = True
@@ -328,6 +352,10 @@ def test_a_score_for_a_platform_that_is_down_waits_in_the_outbox_and_arrives_whe
     )
     assert tried[-1]["sent"] is None and tried[-1]["error"]  # kept, with why it did not go
     assert not [s for s in platform.scores if s["score"]["userId"] == "student2"]
+    tool.process.kill()  # the server stops at the worst moment: the score is still owed, in DATA/lti.db
+    tool.process.wait(30)
+    tool.start()
+    assert [r for r in tool.outbox() if r["student"] == "student2" and r["sent"] is None]
     platform.down = False
     score = wait_for(
         lambda: [s for s in platform.scores if s["score"]["userId"] == "student2"], seconds=120, what="the score"
@@ -369,3 +397,51 @@ def test_personal_links_keep_working_without_lti(tool):
         links = [r["link"] for r in csv.DictReader(f)]
     assert links and all(requests.get(link, timeout=10).status_code == 200 for link in links)
     assert LEARNER  # the learner role is what the platform sends by default
+
+
+def test_nrps_reads_the_roster_at_the_instructors_launch(tool):
+    tool.platform.members = [
+        {"status": "Active", "user_id": "41", "name": "Пётр Сидоров", "roles": LEARNER},
+        {"status": "Active", "user_id": "42", "name": "Ольга Ким", "roles": CANVAS_STUDENT},
+        {"status": "Inactive", "user_id": "43", "name": "Ушедший Студент", "roles": LEARNER},
+        {"status": "Active", "user_id": "teacher1", "name": "Анна Преподавательница", "roles": INSTRUCTOR},
+    ]
+    page = Browser(tool.url).launch(tool.platform.launch("teacher1", roles=INSTRUCTOR))
+    assert page.status_code == 200 and "Пётр Сидоров" in page.text and "Ольга Ким" in page.text, page.text
+    assert "Ушедший" not in page.text
+    with sqlite3.connect(tool.data / "server.db") as db:
+        students = dict(db.execute("SELECT id, name FROM students"))
+    assert students["41"] == "Пётр Сидоров" and "43" not in students and "teacher1" not in students
+    before = tool.recorded()
+    own = Browser(tool.url).launch(tool.platform.launch("41", name="Пётр Сидоров"))
+    assert "Пётр Сидоров" in own.text
+    assert tool.recorded()[0] == before[0]  # the same student as the roster's, not a new one
+
+
+def test_lti_add_writes_the_configuration_serve_reads(tmp_path):
+    config = tmp_path / "data"
+    p = {
+        "issuer": "https://moodle.example.edu",
+        "client_id": "kXq3zYbT7u0AbCd",
+        "auth_login_url": "https://moodle.example.edu/mod/lti/auth.php",
+        "auth_token_url": "https://moodle.example.edu/mod/lti/token.php",
+        "key_set_url": "https://moodle.example.edu/mod/lti/certs.php",
+    }
+    options = [f"--{k.replace('_', '-')}={v}" for k, v in p.items()]
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "lti", "add", "--data", str(config), *options, "--deployment-id", "3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    from autograder.server.lti import read_config
+
+    assert read_config(config / "lti.json") == [{**p, "deployment_ids": ["3"]}]
+    bad = subprocess.run(
+        [sys.executable, "-m", "autograder", "lti", "add", "--data", str(config), *options[:2]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode != 0 and "required" in bad.stderr

@@ -279,8 +279,6 @@ class Tool:
     def student_of(self, store, body: dict) -> str:
         """The roster's student this launch is (the same iss and sub as before, else a roster id the platform
         names: lis person_sourcedid, the login, the e-mail), enrolled if new."""
-        from .store import read_class_list  # noqa: F401  (the id rules of the roster)
-
         iss, sub = body["iss"], str(body["sub"])
         row = self.db.execute("SELECT student FROM users WHERE iss=? AND sub=?", (iss, sub)).fetchone()
         if row:
@@ -411,24 +409,14 @@ class Tool:
             sent += 1
         return sent
 
-    def post(self, row: dict) -> str:
-        """POST one score to its activity's line item (found by tag, or made, when the launch named none). The
-        line item's URL."""
-        from pylti1p3.assignments_grades import AssignmentsGradesService
-        from pylti1p3.grade import Grade
-        from pylti1p3.lineitem import LineItem
+    # -- the roster: Names and Role Provisioning Services ---------------------------------------------
+    def registration(self, platform: dict):
         from pylti1p3.registration import Registration
 
-        activity = self.db.execute(
-            "SELECT * FROM activities WHERE iss=? AND student=? AND resource_link=?",
-            (row["iss"], row["student"], row["resource_link"]),
-        ).fetchone()
-        iss, client_id, _student, sub, notebook, link, lineitems, lineitem_url, scope, label = activity
-        platform = self.platform(iss, client_id)
         registration = (
             Registration()
-            .set_issuer(iss)
-            .set_client_id(client_id)
+            .set_issuer(platform["issuer"])
+            .set_client_id(platform["client_id"])
             .set_auth_token_url(platform["auth_token_url"])
             .set_auth_login_url(platform["auth_login_url"])
             .set_key_set_url(platform["key_set_url"])
@@ -437,8 +425,53 @@ class Tool:
         )
         if platform.get("auth_audience"):
             registration.set_auth_audience(platform["auth_audience"])
+        return registration
+
+    def members(self, platform: dict, service: dict) -> list[dict]:
+        """The course's members from the platform's NRPS endpoint (every page), as the platform lists them.
+        Network only, no records: may run in a thread of its own."""
+        from pylti1p3.names_roles import NamesRolesProvisioningService
+
+        return NamesRolesProvisioningService(connector(self.registration(platform)), service).get_members()
+
+    def enrol_members(self, store, platform: dict, members: list[dict]) -> list[str]:
+        """The active students among `members` in the roster (each mapped as their launch will be: the same
+        user_id is the launch's sub); instructors are not students. Their ids."""
+        found = []
+        for m in members:
+            if m.get("status", "Active") != "Active" or not m.get("user_id"):
+                continue
+            body = {
+                "iss": platform["issuer"],
+                "sub": str(m["user_id"]),
+                "name": m.get("name"),
+                "given_name": m.get("given_name"),
+                "family_name": m.get("family_name"),
+                "email": m.get("email"),
+                LTI + "lis": {"person_sourcedid": m.get("lis_person_sourcedid")},
+                LTI + "ext": {"user_username": m.get("ext_user_username")},
+                LTI + "roles": m.get("roles") or [],
+            }
+            if is_instructor(body) or not any("Learner" in r or "Student" in r for r in body[LTI + "roles"]):
+                continue
+            found.append(self.student_of(store, body))
+        return found
+
+    def post(self, row: dict) -> str:
+        """POST one score to its activity's line item (found by tag, or made, when the launch named none). The
+        line item's URL."""
+        from pylti1p3.assignments_grades import AssignmentsGradesService
+        from pylti1p3.grade import Grade
+        from pylti1p3.lineitem import LineItem
+
+        activity = self.db.execute(
+            "SELECT * FROM activities WHERE iss=? AND student=? AND resource_link=?",
+            (row["iss"], row["student"], row["resource_link"]),
+        ).fetchone()
+        iss, client_id, _student, sub, notebook, link, lineitems, lineitem_url, scope, label = activity
         service = AssignmentsGradesService(
-            connector(registration), {"scope": json.loads(scope), "lineitems": lineitems, "lineitem": lineitem_url}
+            connector(self.registration(self.platform(iss, client_id))),
+            {"scope": json.loads(scope), "lineitems": lineitems, "lineitem": lineitem_url},
         )
         score = json.loads(row["score"])
         grade = (
@@ -447,7 +480,7 @@ class Tool:
             .set_score_maximum(score["scoreMaximum"])
             .set_activity_progress("Completed")
             .set_grading_progress("FullyGraded")
-            .set_timestamp(datetime.fromtimestamp(score["graded"], timezone.utc).isoformat(timespec="milliseconds"))
+            .set_timestamp(datetime.fromtimestamp(row["made"], timezone.utc).isoformat(timespec="milliseconds"))
             .set_user_id(sub)
             .set_comment(score["comment"])
         )

@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 import tornado.web
 
 from . import store as records
-from .lti import DEEP_LINKING, LTI, SESSION_SECONDS, Refused, is_instructor
+from .lti import DEEP_LINKING, LTI, NRPS, SESSION_SECONDS, Refused, is_instructor
 from .web import CSP, Base, page
 
 PROBE = "lti1p3-probe"
@@ -162,7 +162,7 @@ class Login(LtiBase):
 
 
 class Launch(LtiBase):
-    def post(self):
+    async def post(self):
         from pylti1p3.exception import LtiException, ToolConfException
 
         request, session, cookies, _, Launch_ = self.services()
@@ -190,6 +190,7 @@ class Launch(LtiBase):
         if not launch.is_resource_launch():
             return self.refuse("Этот вид запуска LTI инструмент не поддерживает.")
         if is_instructor(body):
+            await self.read_roster(platform, body)
             token = course.store.open_session(records.INSTRUCTOR, SESSION_SECONDS)
             return self.redirect(f"/teacher/{token}", status=303)
         student = self.tool.student_of(course.store, body)
@@ -200,6 +201,24 @@ class Launch(LtiBase):
         course.graded_changed()
         token = course.store.open_session(student, SESSION_SECONDS)
         self.redirect(f"/s/{token}", status=303)
+
+    async def read_roster(self, platform: dict, body: dict) -> None:
+        """An instructor's launch that names the platform's NRPS endpoint: the course's students enrolled
+        (the roster, instead of --roster), so the instructor's page lists who has not uploaded yet. A platform
+        that does not answer leaves the roster as it was (the log says why)."""
+        import logging
+
+        import tornado.ioloop
+
+        service = body.get(NRPS) or {}
+        if not service.get("context_memberships_url"):
+            return
+        try:
+            members = await tornado.ioloop.IOLoop.current().run_in_executor(None, self.tool.members, platform, service)
+        except Exception as e:
+            logging.getLogger("tornado.application").warning("the roster (NRPS) could not be read: %s", e)
+            return
+        self.tool.enrol_members(self.course.store, platform, members)
 
 
 def reason_of(error: Exception) -> str:
