@@ -40,9 +40,10 @@ class Tool:
         self.folder, self.port = folder, free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data = folder / "data"
-        self.platform = Platform(tool_url=self.url)
+        self.platform = Platform(tool_url=self.url)  # Moodle's claims and URLs
+        self.canvas = Platform(tool_url=self.url, kind="canvas")  # a second platform: Canvas's
         self.config = folder / "lti.json"
-        self.config.write_text(json.dumps([self.platform.config()]))
+        self.config.write_text(json.dumps([self.platform.config(), self.canvas.config()]))
         self.process = None
 
     def start(self):
@@ -93,6 +94,7 @@ def tool(tmp_path_factory):
         t.process.terminate()
         t.process.wait(30)
     t.platform.stop()
+    t.canvas.stop()
 
 
 def test_the_server_prints_the_urls_a_platform_is_given(tool):
@@ -109,6 +111,7 @@ def test_the_tools_key_is_made_once_kept_0600_and_published_as_its_jwks(tool):
     from jwcrypto.jwk import JWK
 
     assert JWK.from_pem(key.read_bytes()).thumbprint() == JWK(**keys[0]).thumbprint()
+    tool.first_key = keys[0]
 
 
 def test_an_instructors_launch_opens_the_instructors_page_with_cookies_kept_in_an_iframe(tool):
@@ -140,6 +143,19 @@ def test_a_canvas_style_student_is_a_student(tool):
     assert page.status_code == 200 and "Проверка заданий" in page.text and "Ann Lee" in page.text
 
 
+def test_a_second_platform_canvas_has_its_own_course_and_students(tool):
+    canvas = tool.canvas
+    teacher = Browser(tool.url).launch(canvas.launch("canvas-teacher", roles=INSTRUCTOR, course="c-88"))
+    assert teacher.status_code == 200 and "ход работы класса" in teacher.text, teacher.text
+    student = Browser(tool.url).launch(canvas.launch("canvas-student-9", roles=CANVAS_STUDENT, course="c-88"))
+    assert student.status_code == 200 and "Проверка заданий" in student.text
+    # Canvas's token, signed by Canvas, naming the Moodle issuer: Moodle's key does not check it
+    moodle = tool.platform
+    claims = {"iss": moodle.issuer, "aud": moodle.client_id, "azp": moodle.client_id, "course": "2"}
+    claims[LTI.replace("/", "__") + "deployment_id"] = moodle.deployment_id
+    attack(tool, "ключом, которого нет у платформы", platform=canvas, **claims)
+
+
 def test_a_browser_blocking_third_party_cookies_is_offered_a_new_window(tool):
     before = tool.recorded()
     page = Browser(tool.url, cookies=False).launch(tool.platform.launch("student1"))
@@ -152,9 +168,10 @@ def refused(tool, page, words: str):
     assert "Запуск не принят" in page.text and words in page.text, page.text
 
 
-def attack(tool, words, tamper=None, **launch):
+def attack(tool, words, tamper=None, platform=None, **launch):
     before = tool.recorded()
-    page = Browser(tool.url).launch(tool.platform.launch(launch.pop("user", "mallory"), **launch), tamper=tamper)
+    platform = platform or tool.platform
+    page = Browser(tool.url).launch(platform.launch(launch.pop("user", "mallory"), **launch), tamper=tamper)
     refused(tool, page, words)
     assert tool.recorded() == before
 
@@ -191,6 +208,24 @@ def test_an_expired_id_token_is_refused(tool):
 
 def test_an_id_token_without_exp_is_refused(tool):
     attack(tool, "exp", exp=None)
+
+
+def test_an_id_token_issued_in_the_future_is_refused(tool):
+    attack(tool, "Запуск не принят", iat=int(time.time()) + 3600, exp=int(time.time()) + 7200)
+
+
+def test_another_message_type_or_lti_version_is_refused(tool):
+    attack(tool, "Запуск не принят", **{LTI.replace("/", "__") + "message_type": "LtiSubmissionReviewRequestX"})
+    attack(tool, "версия LTI", **{LTI.replace("/", "__") + "version": "1.1.0"})
+
+
+def test_an_id_token_posted_from_another_browser_than_the_login_is_refused(tool):
+    victim = Browser(tool.url)
+    victim.launch(tool.platform.launch("student1"), tamper=lambda form: victim.__setattr__("caught", form) or {})
+    before = tool.recorded()
+    page = Browser(tool.url).post(tool.url + "/lti/launch", data=victim.caught)  # no state cookie of this login
+    refused(tool, page, "не в этом браузере")
+    assert tool.recorded() == before
 
 
 def b64(data: dict) -> str:
@@ -396,6 +431,7 @@ def test_personal_links_keep_working_without_lti(tool):
     with open(tool.data / "tokens.csv", newline="", encoding="utf-8") as f:
         links = [r["link"] for r in csv.DictReader(f)]
     assert links and all(requests.get(link, timeout=10).status_code == 200 for link in links)
+    assert requests.get(tool.url + "/lti/jwks", timeout=10).json()["keys"] == [tool.first_key]  # the same key
     assert LEARNER  # the learner role is what the platform sends by default
 
 

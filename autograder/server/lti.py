@@ -328,10 +328,11 @@ class Tool:
     # -- grades: Assignment and Grade Services ----------------------------------------------------------
     def scores(self, store, notebooks: list[str], due, penalty, max_scores: dict[str, float]) -> dict:
         """(iss, student, resource_link) → the score that activity holds now: the attempts that count, as
-        `export --from-server` counts them (server.export.counted_attempts)."""
+        `export --from-server` counts them (server.export.counted_attempts), late ones less the late penalty."""
+        from ..platforms.report import late_total
         from .export import counted_attempts
 
-        chosen, _ = counted_attempts(store, notebooks, due, penalty, say=lambda *a: None)
+        chosen, late = counted_attempts(store, notebooks, due, penalty, say=lambda *a: None)
         found = {}
         for iss, _client, student, _sub, activity, link, *_ in self.db.execute("SELECT * FROM activities"):
             parts = [activity] if activity else notebooks
@@ -340,6 +341,8 @@ class Tool:
                 continue
             results = {n: json.loads(a["result"]) for n, a in attempts.items() if a}
             given = sum(r["score"] for r in results.values())
+            if student in late:  # counted late, less the penalty, as the exports' totals
+                given = late_total(given, *late[student])
             graded = max(a["graded"] or a["uploaded"] for a in attempts.values() if a)
             found[iss, student, link] = {
                 "scoreGiven": round(given, 6),

@@ -238,6 +238,8 @@ def reason_of(error: Exception) -> str:
         ("KID not found", "токен без ключа подписи (kid)"),
         ("ALG not found", "токен без алгоритма подписи"),
         ("JWT must contain 3 parts", "это не подписанный JWT"),
+        ("Incorrect version", "версия LTI не 1.3.0"),
+        ("message type", "вид сообщения LTI не поддерживается"),
         ("Can't decode id_token", "токен не проходит проверку"),
     ]
     said = next((words for key, words in known if key in text), "токен не проходит проверку")
