@@ -45,12 +45,14 @@ class Tool:
         self.config = folder / "lti.json"
         self.config.write_text(json.dumps([self.platform.config(), self.canvas.config()]))
         self.process = None
+        self.extra: list[str] = []
 
     def start(self):
         log = open(self.folder / "server.log", "a")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "autograder", "serve", "--notebooks", "01", "--lti-config", str(self.config)]
-            + ["--data", str(self.data), "--port", str(self.port), "--attempts-per-hour", "50"],
+            + ["--data", str(self.data), "--port", str(self.port), "--attempts-per-hour", "50"]
+            + self.extra,
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -481,3 +483,38 @@ def test_lti_add_writes_the_configuration_serve_reads(tmp_path):
         text=True,
     )
     assert bad.returncode != 0 and "required" in bad.stderr
+
+
+@needs_sandbox
+def test_a_late_attempt_is_posted_less_the_late_penalty_as_the_exports_count_it(tmp_path):
+    from datetime import datetime, timedelta
+
+    late = Tool(tmp_path)
+    late.extra = ["--due", f"{datetime.now() - timedelta(hours=2):%Y-%m-%d %H:%M}", "--late-penalty", "10"]
+    late.start()
+    try:
+        assert Browser(late.url).launch(late.platform.launch("teacher", roles=INSTRUCTOR)).status_code == 200
+        browser = Browser(late.url)
+        page = browser.launch(late.platform.launch("latecomer", custom={"notebook": "01"}))
+        solved = write(submission(NB), tmp_path / "solved.ipynb").read_bytes()
+        assert upload(browser, page, solved).status_code == 200
+        result = wait_for(lambda: graded_score(late, "latecomer"), what="grading")
+        (score,) = wait_for(lambda: late.platform.scores, what="the score")
+        assert score["score"]["scoreGiven"] == round(result["score"] * 0.9, 2) < result["max_score"]
+        out = tmp_path / "export"
+        run = subprocess.run(
+            [sys.executable, "-m", "autograder", "export", "--from-server", str(late.data), "--out", str(out)]
+            + ["--export", "canvas", "--assignment", "HW 1 (5)"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+        with open(out / "canvas_grades_import.csv", newline="", encoding="utf-8") as f:
+            rows = {r["ID"]: r["HW 1 (5)"] for r in csv.DictReader(f)}
+        assert float(rows["latecomer"]) == score["score"]["scoreGiven"]
+    finally:
+        late.process.terminate()
+        late.process.wait(30)
+        late.platform.stop()
+        late.canvas.stop()
