@@ -2,7 +2,8 @@
 
 Students upload a notebook through their secret link (or `check.py --submit`) and get it graded with the
 hidden tests, on demand, by the same sandboxed grader as `grade`. autograder.server.store keeps the
-records (SQLite), autograder.server.queue the jobs (huey), autograder.server.web the pages.
+records (SQLite), autograder.server.queue the jobs (huey), autograder.server.web the pages;
+autograder.server.lti and lti_web make it an LTI 1.3 tool of Moodle or Canvas (`--lti-config`).
 
 May import: every layer below — `autograder.course`, `autograder.wall`, `autograder.notebook`,
 `autograder.platforms`, `autograder.classroom`.

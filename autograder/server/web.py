@@ -3,7 +3,8 @@
 Routes: /s/TOKEN (the student's page; POST: an upload from its form, CSRF-checked by Tornado's
 xsrf cookie), /s/TOKEN/attempt/N (one result, as the feedback page), /api/submit and
 /api/attempt/N (the student edition's `check.py --submit`: the token in an Authorization header,
-which a browser never sends across sites, so no xsrf cookie is needed there). Every page is escaped
+which a browser never sends across sites, so no xsrf cookie is needed there); with an LTI tool, its
+/lti/ routes (autograder.server.lti_web). Every page is escaped
 (Tornado templates autoescape) and served with a strict Content-Security-Policy: no scripts at all.
 """
 
