@@ -416,8 +416,53 @@ def serve_parser(sub) -> None:
         metavar="PERCENT",
         help="the exports count uploads after --due, less PERCENT per started day (see export --late-penalty)",
     )
+    s.add_argument(
+        "--lti-config",
+        metavar="FILE",
+        help="serve as an LTI 1.3 tool for the platforms in FILE (JSON; default: DATA/lti.json if any; see `lti add`)",
+    )
     s.add_argument("--reissue", metavar="STUDENT_ID", help="a new link for one student (or: instructor), then exit")
     s.set_defaults(run=cmd_serve)
+
+
+def cmd_lti(args) -> int:
+    """Register a learning platform (Moodle, Canvas) with the course server: DATA/lti.json."""
+    from .server.lti import add_platform
+
+    platform = {
+        "issuer": args.issuer,
+        "client_id": args.client_id,
+        "auth_login_url": args.auth_login_url,
+        "auth_token_url": args.auth_token_url,
+        "key_set_url": args.key_set_url,
+        "deployment_ids": args.deployment_id,
+    }
+    if args.context:
+        platform["contexts"] = args.context
+    path = add_platform(Path(args.data), platform)
+    print(f"the platform {args.issuer} (client {args.client_id}) is in {path}; `serve --data {args.data}` uses it")
+    return 0
+
+
+def lti_parser(sub) -> None:
+    lti = sub.add_parser("lti", help="the course server as an LTI 1.3 tool: register a platform")
+    how = lti.add_subparsers(dest="lti_command", required=True)
+    a = how.add_parser("add", help="add (or replace) a platform in DATA/lti.json (docs/server.md, LTI)")
+    a.add_argument("--data", default="server-data", help="the server's --data folder (default: ./server-data)")
+    a.add_argument(
+        "--issuer",
+        required=True,
+        help="the platform's issuer (Moodle: its address; Canvas: https://canvas.instructure.com)",
+    )
+    a.add_argument("--client-id", required=True, help="the client id the platform gave the tool")
+    a.add_argument("--auth-login-url", required=True, help="the platform's OIDC authentication URL")
+    a.add_argument("--auth-token-url", required=True, help="the platform's access token URL")
+    a.add_argument("--key-set-url", required=True, help="the platform's public keyset (JWKS) URL")
+    a.add_argument("--deployment-id", action="append", required=True, help="a deployment id (repeat for more)")
+    a.add_argument(
+        "--context", action="append", help="the LMS course id served (default: the first instructor's launch)"
+    )
+    a.set_defaults(run=cmd_lti)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -565,6 +610,7 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("settings", help="the grader's settings: effective values (nbgrader_config.py), defaults, help")
     t.set_defaults(run=cmd_settings)
     serve_parser(sub)
+    lti_parser(sub)
     export_parser(sub)
     worker_parser(sub)
     return p

@@ -3,7 +3,8 @@
 Routes: /s/TOKEN (the student's page; POST: an upload from its form, CSRF-checked by Tornado's
 xsrf cookie), /s/TOKEN/attempt/N (one result, as the feedback page), /api/submit and
 /api/attempt/N (the student edition's `check.py --submit`: the token in an Authorization header,
-which a browser never sends across sites, so no xsrf cookie is needed there). Every page is escaped
+which a browser never sends across sites, so no xsrf cookie is needed there); with an LTI tool, its
+/lti/ routes (autograder.server.lti_web). Every page is escaped
 (Tornado templates autoescape) and served with a strict Content-Security-Policy: no scripts at all.
 """
 
@@ -73,6 +74,14 @@ class Course:
         }
         self.similarity_lock = threading.Lock()
         self.similarity_of: tuple = (None, [])  # (the files compared, their pairs): made again when they change
+        self.lti = None  # autograder.server.lti.Tool when the server is an LTI tool (serve --lti-config)
+
+    def graded_changed(self) -> None:
+        """An attempt was graded (or an LTI launch named an activity): the scores the platforms do not have
+        yet go to the LTI outbox."""
+        if self.lti is not None:
+            max_scores = {n: nb.max_score for n, nb in self.notebooks.items()}
+            self.lti.sync(self.store, list(self.notebooks), self.due, self.late_penalty, max_scores)
 
     def similarity(self, files: dict, names: dict) -> list[dict]:
         """The similarity report's pairs for the attempts that count (in a thread: copydetect takes a while
@@ -136,6 +145,7 @@ class Course:
         attempt = self.store.add_attempt(student, notebook, sha, key, late)
         if earlier and earlier[0] == records.GRADED:
             self.store.copy_result(attempt, earlier[2], earlier[3])
+            self.graded_changed()
         elif earlier and earlier[1]:
             self.store.set_task(attempt, earlier[1])
         else:
@@ -170,6 +180,7 @@ class Course:
             beat = self.huey.get(RUNNING + job, peek=True) if answer is None else None
             if answer is not None:
                 self.store.record(job, answer)
+                self.graded_changed()
                 self.huey.result(job)  # now kept in server.db: drop it from the queue's store
                 self.huey.get(RUNNING + job)
             elif beat is not None and now - beat > self.lease:
@@ -204,7 +215,7 @@ def result_of(attempt: dict):
 
 class Base(tornado.web.RequestHandler):
     def set_default_headers(self):
-        self.set_header("Content-Security-Policy", CSP)
+        self.set_header("Content-Security-Policy", self.settings.get("csp", CSP))
         self.set_header("X-Content-Type-Options", "nosniff")
         self.set_header("Referrer-Policy", "no-referrer")  # the link's token never leaves in a Referer
         self.set_header("Cache-Control", "no-store")
@@ -373,7 +384,10 @@ class ResultPage(Base):
             return
         feedback = self.course.shown_page(result_of(attempt), attempt["feedback"])
         styles = re.findall(r"<style>(.*?)</style>", feedback, re.S)
-        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
+        self.set_header(
+            "Content-Security-Policy",
+            self.settings.get("csp", CSP).replace("style-src 'self'", f"style-src {style_hashes(styles)}"),
+        )
         back = f'<p><a href="/s/{html.escape(token)}">← к списку попыток</a></p>'
         self.finish(feedback.replace("<body>", "<body>" + back, 1))
 
@@ -459,7 +473,10 @@ class TeacherReview(TeacherBase):
             raise tornado.web.HTTPError(404, "Нет такой проверенной попытки.")
         feedback = instructor_view(pages[student, notebook], result)
         styles = re.findall(r"<style>(.*?)</style>", feedback, re.S)
-        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
+        self.set_header(
+            "Content-Security-Policy",
+            self.settings.get("csp", CSP).replace("style-src 'self'", f"style-src {style_hashes(styles)}"),
+        )
         back = f'<p><a href="/teacher/{html.escape(token)}">← к ходу работы класса</a></p>'
         self.finish(feedback.replace("<body>", "<body>" + back, 1))
 
@@ -475,7 +492,10 @@ class TeacherSimilarity(TeacherBase):
             raise tornado.web.HTTPError(500, "Отчёт о сходстве не получился: причина — в журнале сервера.")
         report = (self.course.store.data / REPORT / "similarity.html").read_text(encoding="utf-8")
         styles = re.findall(r"<style>(.*?)</style>", report, re.S)
-        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
+        self.set_header(
+            "Content-Security-Policy",
+            self.settings.get("csp", CSP).replace("style-src 'self'", f"style-src {style_hashes(styles)}"),
+        )
         self.finish(report)
 
 
@@ -654,9 +674,20 @@ def review_list(course: Course, token: str, last: list, names: dict) -> list[str
     return parts
 
 
-def application(course: Course) -> tornado.web.Application:
+def application(course: Course, tool=None) -> tornado.web.Application:
+    """The server's routes; with `tool` (an LTI tool), its /lti/ routes too, and its pages may be framed by the
+    platforms' pages and keep their xsrf cookie there (SameSite=None; Secure: LTI runs on HTTPS)."""
+    from .lti_web import routes
+
+    extra, csp, cookie = [], CSP, {"httponly": True, "samesite": "Strict"}
+    if tool is not None:
+        course.lti = tool
+        extra = routes()
+        csp = CSP.replace("frame-ancestors 'none'", "frame-ancestors " + (" ".join(tool.origins()) or "'none'"))
+        cookie = {"httponly": True, "samesite": "None", "secure": True}
     return tornado.web.Application(
-        [
+        extra
+        + [
             (r"/style\.css", Style),
             (r"/s/([A-Za-z0-9_-]{1,100})", StudentPage),
             (r"/s/([A-Za-z0-9_-]{1,100})/attempt/([0-9]{1,12})", ResultPage),
@@ -668,8 +699,10 @@ def application(course: Course) -> tornado.web.Application:
             (r"/api/attempt/([0-9]{1,12})", ApiAttempt),
         ],
         course=course,
+        lti=tool,
+        csp=csp,
         xsrf_cookies=True,
-        xsrf_cookie_kwargs={"httponly": True, "samesite": "Strict"},
+        xsrf_cookie_kwargs=cookie,
         default_handler_class=NotFound,
     )
 
