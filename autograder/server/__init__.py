@@ -41,7 +41,7 @@ def serve(args, say) -> int:
     from .export import remember
 
     due = datetime.fromisoformat(args.due) if args.due else None
-    remember(data, args.notebooks, due, args.assignment, args.late_penalty)
+    remember(data, args.notebooks, due, args.assignment, args.late_penalty, args.extensions)
     huey = make_queue(data, args.redis)
     grading = Grading(Path(args.work).resolve() if args.work else data / "worker")
     task = register(huey, grading)
@@ -58,6 +58,7 @@ def serve(args, say) -> int:
         LEASE if args.lease is None else args.lease,
         remote=bool(args.redis),
         late_penalty=args.late_penalty,
+        data=data,
     )
     again = course.recover()
     if again:
