@@ -234,3 +234,25 @@ def test_the_command_docs_instructors_md_shows_runs_on_the_example_class(tmp_pat
         page = (out / "feedback" / student / f"{NB1}.html").read_text(encoding="utf-8")
         assert " ".join(quoted.split()) in page, f"{student}'s page does not say {quoted!r}"
     assert json.loads((out / "assignment.json").read_text(encoding="utf-8"))["extensions"].endswith("extensions.csv")
+    from nbgrader.api import Gradebook  # the instructor's formgrader reads nbgrader's own column
+
+    with Gradebook(f"sqlite:///{tmp_path / 'demo-output' / 'work' / 'course' / 'gradebook.db'}") as gb:
+        taken = {
+            s: gb.find_submission_notebook(NB1, NB1, s).late_submission_penalty for s in ("alice", "carol", "dave")
+        }
+    assert taken == {"alice": 0, "carol": 3.4, "dave": 0}
+
+
+def test_extensions_without_a_due_date_or_times_are_refused_before_grading(tmp_path, capsys):
+    from autograder.cli import main
+
+    ext = extensions_file(tmp_path, "1001,waive,x\n")
+    assert main(["grade", str(tmp_path), "--out", str(tmp_path / "o"), "--extensions", str(ext)]) == 2
+    assert "--extensions needs --due" in capsys.readouterr().out
+    assert main(["grade", str(tmp_path), "--out", str(tmp_path / "o"), "--due", "2026-12-01 23:59"]) == 2
+    assert "--due needs --worksheet" in capsys.readouterr().out
+    assert (
+        main(["grade", str(tmp_path), "--out", str(tmp_path / "o"), "--due", "1 Dec", "--submission-times", str(ext)])
+        == 2
+    )
+    assert "'1 Dec' is not a date" in capsys.readouterr().out
