@@ -256,3 +256,36 @@ def test_extensions_without_a_due_date_or_times_are_refused_before_grading(tmp_p
         == 2
     )
     assert "'1 Dec' is not a date" in capsys.readouterr().out
+
+
+def test_the_real_course_server_lets_an_extended_student_upload_and_says_so(tmp_path):
+    """`serve --due (past) --late refuse --extensions`: 1001 is refused, 1002 (extended to 2999) and 1003
+    (waived) are let in; 1002's page names the extension; editing the file applies at once."""
+    import pytest
+    import requests
+
+    from autograder.course.simulate import submission
+    from autograder.wall.sandbox import bwrap_works
+
+    if not bwrap_works():
+        pytest.skip("bubblewrap is not available (.ci/run installs it)")
+    from test_server import Server, notebook_bytes
+
+    ext = extensions_file(tmp_path, "student,due,note\n1002,2999-01-01 00:00,болезнь\n1003,waive,сбой\n1004,soon,x\n")
+    server = Server(tmp_path)
+    server.extra = ["--due", "2000-01-01 00:00", "--late", "refuse", "--jobs", "0", "--extensions", str(ext)]
+    server.start()
+    stub = notebook_bytes(submission(NB1, solved=False), tmp_path, "stub")
+    try:
+        refused = server.submit("1001", stub)
+        assert refused.status_code == 403 and "2000-01-01 00:00" in refused.json()["error"]
+        assert server.submit("1002", stub).status_code == 202 and server.submit("1003", stub).status_code == 202
+        page = requests.get(server.links()["1002"], timeout=10).text
+        assert "Ваш срок продлён до 2999-01-01 00:00 (болезнь)" in page
+        assert "line 4" in (tmp_path / "server.log").read_text()  # the bad row, said at the start
+        ext.write_text("student,due,note\n1001,2999-01-01 00:00,позже\n", encoding="utf-8")
+        assert server.submit("1001", stub).status_code == 202  # the edit applies without a restart
+        assert server.submit("1002", stub).status_code == 403
+    finally:
+        server.process.terminate()
+        server.process.wait(30)

@@ -219,7 +219,7 @@ def student_grade(rows: list[Result], late: dict | None, student: str) -> tuple[
         if p.shared and reason in said:
             continue  # one time for all the student's notebooks: said once
         said.add(reason)
-        comment += f". {notebook if not p.shared else 'Все блокноты'}: {reason.rstrip('.')}"
+        comment += f". {reason.rstrip('.')}" if p.shared else f". {notebook}: {reason.rstrip('.')}"
     if mine:
         comment += f". Итог с учётом опоздания: {points(grade)}"
     return grade, comment
