@@ -35,6 +35,7 @@ from .classroom.workflow import (
     late_work,
     load_worksheet,
     merge_similarity,
+    record_penalties,
     report_class,
     write_similarity,
 )
@@ -251,6 +252,8 @@ def cmd_merge(args) -> int:
         write_wide_csv(outcome.results, outcome.notebooks, out / "grades_wide.csv", outcome.pending, outcome.penalties)
     course = PreparedCourse(out / "work" / "course").prepare()
     recorded = merge_gradebook([Path(p) for p in args.parts], outcome, course.root)
+    if policy is not None:
+        record_penalties(course.root, outcome)
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
     analyse(outcome, out, out / "work")
     merge_similarity([Path(p) for p in args.parts], outcome, out)

@@ -241,6 +241,21 @@ def test_the_command_docs_instructors_md_shows_runs_on_the_example_class(tmp_pat
             s: gb.find_submission_notebook(NB1, NB1, s).late_submission_penalty for s in ("alice", "carol", "dave")
         }
     assert taken == {"alice": 0, "carol": 3.4, "dave": 0}
+    # the same policy through shards and `merge` (the shards' results from the work folder's cache)
+    policy = shlex.split(shown[1].split("--out demo-output/late", 1)[1])
+    parts = []
+    for i in (1, 2):
+        parts.append(f"part{i}")
+        assert main(["grade", "demo-output/class", "--out", parts[-1], "--shard", f"{i}/2", *policy]) == 0
+    late = [a for a in policy if a not in ("--notebooks", "01", "--work", "demo-output/work")]
+    capsys.readouterr()
+    assert main(["merge", *parts, "--out", "merged", *late, "--export", "moodle", "--lms-language", "en"]) == 0
+    said = capsys.readouterr().out
+    assert "carol    17/17 −20%          17/17 → 13.6" in said
+    with open(tmp_path / "merged" / "grades_wide.csv", encoding="utf-8") as f:
+        assert {r["student_id"]: r["late_total"] for r in csv.DictReader(f)}["carol"] == "13.6"
+    with Gradebook(f"sqlite:///{tmp_path / 'merged' / 'work' / 'course' / 'gradebook.db'}") as gb:
+        assert gb.find_submission_notebook(NB1, NB1, "carol").late_submission_penalty == 3.4
 
 
 def test_extensions_without_a_due_date_or_times_are_refused_before_grading(tmp_path, capsys):
