@@ -179,6 +179,9 @@ def test_the_course_servers_pages_and_export_apply_the_same_policy(tmp_path):
     late_page = student_page(course, "1002", "tok", "")
     assert "Сдано с опозданием на 2 дн." in late_page and "−20% баллов" in late_page
     assert "опоздани" not in student_page(course, "1001", "tok", "")
+    waived = student_page(course, "1004", "tok", "")
+    assert "Штраф за опоздание вам снят (сбой)" in waived and "Сдано с опозданием на 1 дн." in waived
+    assert student_page(course, "1003", "tok", "").count("продлён") == 1  # said once, not on each upload
     section = late_section(course)
     assert "1002/01: 17 → 13.6" in section and "1003/01: 17 → 17" in section and "1004/01: 17 → 17" in section
     out = tmp_path / "out"

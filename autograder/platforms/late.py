@@ -4,9 +4,15 @@ Moodle's zip carries no submission times; its grading worksheet (downloaded from
 *Download grading worksheet*) has *Last modified (submission)* per participant, in the Moodle
 user's date format and language (en: "Tuesday, 1 December 2026, 11:59 PM", ru: "вторник,
 1 декабря 2026, 23:59"), in the Moodle's time zone — so the due date is given in that zone too.
-Canvas applies its own late policy in its gradebook; its export is not handled here.
-The penalty (nbgrader's late-submission plugin idea): `percent` of the grade per started day
-late, never below 0, applied to the exported totals only; grades.csv keeps the raw points.
+Canvas applies its own late policy in its gradebook; its export is not penalised by `grade`.
+
+The late policy (`LatePolicy`): the due date, `percent` of a notebook's points per started day late
+(nbgrader's late-submission plugin idea; never below 0; None: late work reported only), the
+submission times — one per student from Moodle's worksheet (that time then counts for all the
+student's notebooks, and every page says which), or one per file (a CSV student_id,notebook,submitted;
+the course server's uploads) — and the extensions file (student,due,note: a new due date, or `waive`).
+`LatePolicy.penalties` computes one `Penalty` per (student, notebook) once; every output shows it
+(grades.csv keeps the raw points).
 """
 
 import csv
@@ -72,17 +78,6 @@ def moodle_submission_times(path: Path) -> dict[str, datetime]:
     raise ValueError(
         f"{path}: not a Moodle grading worksheet (no Identifier and Last modified (submission) columns, en or ru)"
     )
-
-
-@dataclass
-class Late:
-    student: str
-    submitted: datetime
-    days: int  # started days after the due date
-
-
-def late_students(times: dict[str, datetime], due: datetime) -> list[Late]:
-    return [Late(s, t, math.ceil((t - due).total_seconds() / 86400)) for s, t in sorted(times.items()) if t > due]
 
 
 # -- the late policy: one Penalty per (student, notebook), from the due date, the extensions and the times --

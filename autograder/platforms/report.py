@@ -69,11 +69,6 @@ class csv_writer:  # noqa: N801 - used as csv.writer is
             self.writerow(row)
 
 
-def late_total(grade: float, days: int, percent: float) -> float:
-    """The late policy on a total: `percent` of it per started day late, never below 0."""
-    return max(0.0, round(grade * (1 - percent / 100 * days), 2))
-
-
 def points(x: float) -> str:
     return f"{x:g}"
 

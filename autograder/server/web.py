@@ -407,7 +407,7 @@ class ResultPage(Base):
 
 
 def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
-    from .export import late_note_ru
+    from .export import attempt_penalty, late_note_ru
 
     name = course.store.students().get(student, "")
     policy = course.late_policy()
@@ -426,7 +426,8 @@ def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
         r = result_of(a)
         score = f"{r.score:g} из {r.max_score:g}" if r and a["status"] == "graded" else ""
         link = f'<a href="/s/{html.escape(token)}/attempt/{a["id"]}">открыть</a>' if a["feedback"] else ""
-        note = late_note_ru(policy, a) if policy else ""
+        late = attempt_penalty(policy, a)
+        note = late_note_ru(policy, a) if late and late.days > 0 else ""  # an extension is said above, once
         note = f"<br><span class=note>{html.escape(note)}</span>" if note else " (после срока)" if a["late"] else ""
         rows.append(
             f"<tr><td>{a['id']}</td><td>{html.escape(a['notebook'])}</td>"
