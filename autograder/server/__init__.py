@@ -49,10 +49,17 @@ def serve(args, say) -> int:
     if not store.students() and tool is None:
         say("error: no students: give --roster (a Moodle worksheet, a Canvas gradebook export or a CSV id,name)")
         return 2
-    from .export import remember
+    from .export import remember, server_policy
 
     due = datetime.fromisoformat(args.due) if args.due else None
-    remember(data, args.notebooks, due, args.assignment, args.late_penalty)
+    if args.extensions and not Path(args.extensions).is_file():
+        say(f"error: --extensions {args.extensions}: no such file")
+        return 2
+    if args.extensions and not due:
+        say("error: --extensions needs --due (the due date they move or waive)")
+        return 2
+    remember(data, args.notebooks, due, args.assignment, args.late_penalty, args.extensions)
+    server_policy(data, say=say)  # a bad row of the extensions file is said once, here
     huey = make_queue(data, args.redis)
     grading = Grading(Path(args.work).resolve() if args.work else data / "worker")
     task = register(huey, grading)
@@ -69,6 +76,7 @@ def serve(args, say) -> int:
         LEASE if args.lease is None else args.lease,
         remote=bool(args.redis),
         late_penalty=args.late_penalty,
+        data=data,
     )
     again = course.recover()
     if again:

@@ -326,13 +326,13 @@ class Tool:
         )
 
     # -- grades: Assignment and Grade Services ----------------------------------------------------------
-    def scores(self, store, notebooks: list[str], due, penalty, max_scores: dict[str, float]) -> dict:
+    def scores(self, store, notebooks: list[str], policy, max_scores: dict[str, float]) -> dict:
         """(iss, student, resource_link) → the score that activity holds now: the attempts that count, as
-        `export --from-server` counts them (server.export.counted_attempts), late ones less the late penalty."""
-        from ..platforms.report import late_total
+        `export --from-server` counts them (server.export.counted_attempts under the server's late policy,
+        platforms.late.LatePolicy or None), each late notebook less its penalty, as the exports' totals."""
         from .export import counted_attempts
 
-        chosen, late = counted_attempts(store, notebooks, due, penalty, say=lambda *a: None)
+        chosen, late = counted_attempts(store, notebooks, policy, say=lambda *a: None)
         found = {}
         for iss, _client, student, _sub, activity, link, *_ in self.db.execute("SELECT * FROM activities"):
             parts = [activity] if activity else notebooks
@@ -340,9 +340,11 @@ class Tool:
             if not any(attempts.values()):
                 continue
             results = {n: json.loads(a["result"]) for n, a in attempts.items() if a}
-            given = sum(r["score"] for r in results.values())
-            if student in late:  # counted late, less the penalty, as the exports' totals
-                given = late_total(given, *late[student])
+            given = 0.0
+            for n, r in results.items():  # each late notebook less its penalty, as platforms.late.penalised_total
+                p = late.get((student, n))
+                given += r["score"] * (1 - p.fraction) if p else r["score"]
+            given = max(0.0, round(given, 2))
             graded = max(a["graded"] or a["uploaded"] for a in attempts.values() if a)
             found[iss, student, link] = {
                 "scoreGiven": round(given, 6),
@@ -352,11 +354,11 @@ class Tool:
             }
         return found
 
-    def sync(self, store, notebooks, due, penalty, max_scores) -> int:
+    def sync(self, store, notebooks, policy, max_scores) -> int:
         """Queue in the outbox each activity's score that changed since it was last queued (how many)."""
         queued = 0
         with self.lock:
-            for (iss, student, link), score in self.scores(store, notebooks, due, penalty, max_scores).items():
+            for (iss, student, link), score in self.scores(store, notebooks, policy, max_scores).items():
                 text = json.dumps(score, sort_keys=True)
                 last = self.db.execute(
                     "SELECT score FROM outbox WHERE iss=? AND student=? AND resource_link=? ORDER BY id DESC LIMIT 1",

@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import html
 import json
+import logging
 import re
 import threading
 import time
@@ -25,7 +26,7 @@ from tornado import httputil
 
 from ..classroom.cache import file_key
 from ..course.bundle import HIDDEN
-from ..notebook.feedback import STYLE, render_test, student_label
+from ..notebook.feedback import STYLE, render_test, student_label, with_late_note
 from ..notebook.results import TestResult, result_from_dict
 from ..platforms.report import test_report
 from . import store as records
@@ -55,6 +56,7 @@ class Course:
         lease=LEASE,
         remote=False,
         late_penalty=None,
+        data=None,
     ):
         from ..classroom.settings import grading_settings, settings_digest
         from ..course.course import CourseNotebook, load_config
@@ -69,6 +71,7 @@ class Course:
         self.lease = max(lease, 3 * HEARTBEAT)  # a job whose worker has not beaten for this long is lost
         self.remote = remote  # workers may run on other hosts (Redis): they outlive a restart of the server
         self.late_penalty = late_penalty  # the exports' late policy (serve --late-penalty), said on the page
+        self.data = data  # the data folder whose assignment.json holds the late policy (None: --due only)
         self.hidden = {
             n: {tid for tid, t in nb.tests.items() if HIDDEN.search(t.source)} for n, nb in self.notebooks.items()
         }
@@ -81,7 +84,7 @@ class Course:
         yet go to the LTI outbox."""
         if self.lti is not None:
             max_scores = {n: nb.max_score for n, nb in self.notebooks.items()}
-            self.lti.sync(self.store, list(self.notebooks), self.due, self.late_penalty, max_scores)
+            self.lti.sync(self.store, list(self.notebooks), self.late_policy(), max_scores)
 
     def similarity(self, files: dict, names: dict) -> list[dict]:
         """The similarity report's pairs for the attempts that count (in a thread: copydetect takes a while
@@ -94,6 +97,27 @@ class Course:
             if self.similarity_of[0] != key:
                 self.similarity_of = (key, similarity_report(self.store.data, files, names, list(self.notebooks)))
             return self.similarity_of[1]
+
+    def late_policy(self):
+        """serve's --due, --late-penalty and --extensions (the file read again: an edit applies at once)."""
+        from ..platforms.late import LatePolicy
+        from .export import server_policy
+
+        if self.data is None:
+            return LatePolicy(self.due, self.late_penalty) if self.due else None
+        try:
+            return server_policy(self.data, say=lambda *lines: None)
+        except OSError as e:  # the extensions file gone while serving: the class's due date, said in the log
+            logging.getLogger(__name__).warning("the extensions file could not be read: %s", e)
+            return LatePolicy(self.due, self.late_penalty) if self.due else None
+
+    def due_of(self, student: str):
+        """The student's due date (an extension moves it; a waiver lets late work in), or None."""
+        policy = self.late_policy()
+        extension = policy.extensions.get(student) if policy else None
+        if extension and extension.due is None:
+            return None
+        return extension.due if extension else self.due
 
     def hides(self) -> bool:
         return self.points_only and (self.due is None or datetime.now() <= self.due)
@@ -140,7 +164,8 @@ class Course:
             tmp.write_bytes(content)
             tmp.replace(path)
         key = file_key(path, self.notebooks[notebook].digest + self.settings_key)
-        late = self.due is not None and datetime.now() > self.due
+        due = self.due_of(student)
+        late = due is not None and datetime.now() > due
         earlier = self.store.cached(student, notebook, key)
         attempt = self.store.add_attempt(student, notebook, sha, key, late)
         if earlier and earlier[0] == records.GRADED:
@@ -302,9 +327,9 @@ class Upload(Base):
             self.refuse(
                 400, f"Блокнот «{wanted[:80]}» не из этого задания; можно сдать: {', '.join(self.course.notebooks)}."
             )
-        late = self.course.due is not None and datetime.now() > self.course.due
-        if late and self.course.refuse_late:
-            self.refuse(403, f"Срок сдачи прошёл ({self.course.due:%Y-%m-%d %H:%M}): работы больше не принимаются.")
+        due = self.course.due_of(student)
+        if due is not None and datetime.now() > due and self.course.refuse_late:
+            self.refuse(403, f"Срок сдачи прошёл ({due:%Y-%m-%d %H:%M}): работы больше не принимаются.")
         wait = self.course.wait_before_next(student)
         if wait:
             self.retry_after = wait
@@ -382,7 +407,10 @@ class ResultPage(Base):
             body = f'<p>{html.escape(STATUS_RU[attempt["status"]])}</p><p><a href="/s/{token}">Назад</a></p>'
             self.finish(page(f"Попытка {attempt['id']}", body))
             return
+        from .export import late_note_ru
+
         feedback = self.course.shown_page(result_of(attempt), attempt["feedback"])
+        feedback = with_late_note(feedback, late_note_ru(self.course.late_policy(), attempt))
         styles = re.findall(r"<style>(.*?)</style>", feedback, re.S)
         self.set_header(
             "Content-Security-Policy",
@@ -393,8 +421,16 @@ class ResultPage(Base):
 
 
 def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
+    from .export import attempt_penalty, late_note_ru
+
     name = course.store.students().get(student, "")
+    policy = course.late_policy()
+    extension = policy.extensions.get(student) if policy else None
     due = f"Срок сдачи: {course.due:%Y-%m-%d %H:%M}." if course.due else ""
+    if extension:
+        note = f" ({extension.note})" if extension.note else ""
+        due += f" Ваш срок продлён до {extension.due:%Y-%m-%d %H:%M}{note}." if extension.due else ""
+        due += f" Штраф за опоздание вам снят{note}." if extension.due is None else ""
     options = "".join(
         f'<option value="{html.escape(n)}">{html.escape(course.notebooks[n].title)} ({html.escape(n)})</option>'
         for n in course.notebooks
@@ -404,9 +440,12 @@ def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
         r = result_of(a)
         score = f"{r.score:g} из {r.max_score:g}" if r and a["status"] == "graded" else ""
         link = f'<a href="/s/{html.escape(token)}/attempt/{a["id"]}">открыть</a>' if a["feedback"] else ""
+        late = attempt_penalty(policy, a)
+        note = late_note_ru(policy, a) if late and late.days > 0 else ""  # an extension is said above, once
+        note = f"<br><span class=note>{html.escape(note)}</span>" if note else " (после срока)" if a["late"] else ""
         rows.append(
             f"<tr><td>{a['id']}</td><td>{html.escape(a['notebook'])}</td>"
-            f"<td>{datetime.fromtimestamp(a['uploaded']):%Y-%m-%d %H:%M}{' (после срока)' if a['late'] else ''}</td>"
+            f"<td>{datetime.fromtimestamp(a['uploaded']):%Y-%m-%d %H:%M}{note}</td>"
             f"<td>{html.escape(STATUS_RU.get(a['status'], a['status']))}</td><td>{score}</td><td>{link}</td></tr>"
         )
     table = (
@@ -531,6 +570,27 @@ class TeacherExport(TeacherBase):
         self.finish(content)
 
 
+def late_section(course: Course) -> str:
+    """The late policy as the exports apply it (server.export.counted_attempts): per student and
+    notebook, the upload that counts and its penalty, extension or waiver."""
+    from .export import counted_attempts
+
+    policy = course.late_policy()
+    if policy is None:
+        return ""
+    chosen, penalties = counted_attempts(course.store, list(course.notebooks), policy, say=lambda *lines: None)
+    if not penalties:
+        return ""
+    items = "".join(
+        f"<li>{html.escape(student)}/{html.escape(notebook.split('_')[0])}: "
+        f"{json.loads(chosen[student, notebook]['result'])['score']:g} → "
+        f"{p.apply(json.loads(chosen[student, notebook]['result'])['score']):g}. {html.escape(p.reason_ru())}</li>"
+        for (student, notebook), p in sorted(penalties.items())
+        if (student, notebook) in chosen
+    )
+    return f"<h2>Опоздания, продления и снятые штрафы (как в выгрузке)</h2><ul>{items}</ul>"
+
+
 def teacher_page(course: Course, token: str, last: list, best: list, pairs: list[dict] | None = None) -> str:
     from ..classroom.similarity import THRESHOLD
     from ..platforms.analysis import attempted, item_rows, message_cell
@@ -564,6 +624,7 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
         f'<p><a href="/teacher/{esc(token)}/export/moodle">Скачать журнал Moodle (CSV)</a> · '
         f'<a href="/teacher/{esc(token)}/export/feedback">отзывы для Moodle (zip)</a> · '
         f'<a href="/teacher/{esc(token)}/export/canvas">журнал Canvas (CSV)</a></p>',
+        late_section(course),
     ]
     for notebook, course_nb in course.notebooks.items():
         tests = list(course_nb.tests)
