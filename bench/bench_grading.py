@@ -19,6 +19,9 @@ Prints, for this machine:
    rerun of a graded class with nothing new next to `check` of a solved 01 (issue 42 item 7);
 7. the peer: bare `nbgrader autograde` of the *same* solved submission (a plain kernel running every
    cell, the lessons' demonstrations included, as a user of stock nbgrader would grade it);
+   and the floor: the code cells the grader runs for that submission and every test cell, hidden tests
+   included, in one plain Python process per notebook (bench/floor.py: no kernel, no sandbox, no
+   nbgrader) — the CPU of the student's cells and the tests' own calls, which no grader can avoid;
 8. the goals of issues 29 and 42 next to each measured ratio.
 
 Core-seconds are read from a cpuacct cgroup of the benchmark's own (made for the run where it can
@@ -222,6 +225,8 @@ def measure(tmp: Path, args, notebooks: list[str]) -> dict:
     f["check07"] = check_of(solved_one, "07")
     f["check01"] = check_of(solved_one, "01")
     f["peer"] = bare_nbgrader(solved_one, tmp, notebooks)
+    floor = [sys.executable, str(ROOT / "bench" / "floor.py")]
+    f["floor"] = {name: run([*floor, name], returncodes=(0,)) for name in notebooks}
     klass = make_class(tmp / "class", args.class_students, notebooks, solved=True)
     f["j1"] = ours(klass, tmp, 1)
     f["j2"] = ours(klass, tmp, 2)
@@ -285,6 +290,12 @@ def report(f: dict, args, notebooks: list[str], cores: int, own_cgroup: bool, lo
     print(
         f"   {peer_wall:.1f} s wall, {peer_cpu:.1f} core-s; ours {full_cpu:.1f} core-s ({full_cpu / peer_cpu:.2f}×,"
         f" each command's start-up included)"
+    )
+    floor_cpu = sum(cpu for _, cpu in f["floor"].values())
+    print(
+        f"   the floor (bench/floor.py: the cells the grade needs and the tests, plain Python, one process per"
+        f" notebook): {floor_cpu:.1f} core-s; ours {full_cpu / floor_cpu:.2f}× the floor, bare nbgrader"
+        f" {peer_cpu / floor_cpu:.2f}×"
     )
     rows = [
         (
