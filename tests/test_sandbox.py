@@ -339,17 +339,21 @@ def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never()
     left, busy = cgroup.SandboxCgroup.create(GiB, 1, 64), cgroup.SandboxCgroup.create(GiB, 1, 64)
     for folder in left.folders + busy.folders:  # both an hour old, as after a SIGKILLed worker
         os.utime(folder, (time.time() - 2 * cgroup.STALE_SECONDS,) * 2)
+    joined, said = os.pipe()
     pid = os.fork()
     if pid == 0:  # a process still in `busy`
         cgroup.join(busy.procs_files)
+        os.write(said, b"in")  # the moment it is in
         time.sleep(60)
         os._exit(0)
+    os.close(said)
     try:
-        while not all(str(pid) in (f / "cgroup.procs").read_text().split() for f in busy.folders):
-            time.sleep(0.01)
+        assert os.read(joined, 2) == b"in"
+        assert all(str(pid) in (f / "cgroup.procs").read_text().split() for f in busy.folders)
         cgroup.SandboxCgroup.create(GiB, 1, 64).remove()
         assert not any(f.exists() for f in left.folders) and all(f.exists() for f in busy.folders)
     finally:
+        os.close(joined)
         busy.remove()
         left.remove()
         os.waitpid(pid, 0)
