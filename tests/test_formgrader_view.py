@@ -291,3 +291,23 @@ def test_a_course_prepared_again_over_a_class_does_not_hand_its_grades_to_the_ne
     fresh = PreparedCourse(tmp_path / "fresh", solutions).prepare()
     with Gradebook(f"sqlite:///{fresh.gradebook}") as gb:
         assert gb.students == [] and [a.name for a in gb.assignments] == [NB1]
+
+
+def test_a_later_roster_renames_the_students_graded_before_and_an_unchanged_one_opens_nothing(tmp_path):
+    """Results from the cache are not recorded again: a name the LMS gives only on a later run (Moodle's
+    worksheet given with the rerun) still reaches formgrader; a roster as it was leaves the gradebook shut."""
+    from nbgrader.api import Gradebook
+
+    from autograder.classroom.gradebook import name_students, record
+    from autograder.course.course import PreparedCourse
+    from autograder.notebook.results import GRADED, Result
+
+    course = PreparedCourse(tmp_path / "course").prepare()
+    record(course.root, Result("1003", NB1, 0, 17, GRADED, ""), None, name="Ivan Petrov")  # the zip's name
+    name_students(course.root, {"1003": "Петров, Иван Иванович"})
+    with Gradebook(f"sqlite:///{course.gradebook}") as gb:
+        student = gb.find_student("1003")
+        assert (student.last_name, student.first_name) == ("Петров", "Иван Иванович")
+    course.gradebook.unlink()
+    name_students(course.root, {"1003": "Петров, Иван Иванович"})
+    assert not course.gradebook.exists()  # not opened (nor nbgrader imported) for the same names

@@ -138,6 +138,36 @@ def remember_kept(course_root: Path, wanted: list[str]) -> None:
     (Path(course_root) / KEPT).write_text(json.dumps(gradebook_state(course_root, wanted)), encoding="utf-8")
 
 
+NAMED = "gradebook.names.json"  # beside gradebook.db: the roster's names as it last gave them to the gradebook
+
+
+def name_students(course_root: Path, names: dict[str, str]) -> None:
+    """The gradebook's students named as the roster names them now: a student graded in an earlier run
+    (whose result comes from the cache, so `record` does not see it again) gets the name a later run's
+    roster gives — Moodle's worksheet given only on the rerun, a name changed in the LMS. Nothing is
+    opened (nor nbgrader imported) when the roster is as it was last time."""
+    path = Path(course_root) / NAMED
+    try:
+        given = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        given = {}
+    changed = {student: name for student, name in names.items() if given.get(student) != name}
+    if not changed:
+        return
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(f"sqlite:///{Path(course_root) / 'gradebook.db'}") as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for student, name in changed.items():
+            try:
+                entry = gb.find_student(student)
+            except MissingEntry:
+                continue  # not graded yet: `record` names it
+            entry.first_name, entry.last_name = split_name(name)
+        gb.db.commit()
+    path.write_text(json.dumps({**given, **names}, ensure_ascii=False), encoding="utf-8")
+
+
 def keep_assignments(course_root: Path, wanted: list[str], generate) -> None:
     """formgrader totals every assignment in the gradebook for a student's maximum, and lists every
     source notebook as an assignment: keep the ones being graded (`wanted`) and those this work folder
