@@ -13,6 +13,7 @@ folder removed; run the same command again to go on).
 import argparse
 import json
 import signal
+from dataclasses import replace
 from pathlib import Path
 
 from bpe_course.vocab import offline_tiktoken
@@ -31,23 +32,25 @@ from .classroom.workflow import (
     analyse,
     grade_class,
     late_policy,
+    late_work,
     load_worksheet,
     merge_similarity,
+    record_penalties,
     report_class,
     write_similarity,
 )
 from .course.course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
-from .notebook.results import ERROR, GRADED
+from .notebook.results import ERROR, GRADED, MISSING
 from .platforms import lms as lms_files
 from .platforms.exports import EXPORTS, ExportSettings, Job, canvas_column, prepare_exports, write_exports
-from .platforms.report import say, test_report
+from .platforms.report import say, test_report, write_wide_csv
 from .platforms.submissions import LMS_PATTERNS
 from .wall.sandbox import Sandbox
 
 ASSIGNMENT_FILE = "assignment.json"
 REMEMBERED = ["notebooks", "export", "lms_language", "worksheet", "submission_times", "due", "late_penalty"]
-REMEMBERED += ["assignment", "gradebook"]
-PATHS = {"worksheet", "submission_times", "gradebook"}
+REMEMBERED += ["assignment", "gradebook", "extensions"]
+PATHS = {"worksheet", "submission_times", "gradebook", "extensions"}
 
 
 def remember_assignment(args, out: Path) -> None:
@@ -183,12 +186,18 @@ def export_settings(args) -> ExportSettings:
     settings = ExportSettings(
         language=option("lms_language") or "",
         worksheet=load_worksheet(option("worksheet")),
-        late=late_policy(option("due"), option("submission_times") or option("worksheet"), option("late_penalty")),
         column=option("assignment") or "",
         gradebook=option("gradebook") or "",
         overwrite_hand_grades=bool(option("overwrite_hand_grades")),
     )
     return prepare_exports(args.export, settings)
+
+
+def late_policy_of(args):
+    """--due, --submission-times (else --worksheet), --late-penalty and --extensions: the LatePolicy, or None."""
+    option = lambda name: getattr(args, name, None)
+    times = option("submission_times") or option("worksheet")
+    return late_policy(option("due"), times, option("late_penalty"), option("extensions"))
 
 
 def cmd_grade(args) -> int:
@@ -211,6 +220,7 @@ def cmd_grade(args) -> int:
             force=args.force,
             shard=parse_shard(args.shard) if args.shard else None,
             overrides=overrides_of(args),
+            late=late_policy_of(args),
         )
     except ValueError as e:
         say(f"error: {e}")
@@ -226,19 +236,29 @@ def cmd_merge(args) -> int:
     if missing:
         say(f"not a grade output folder (no results.json): {', '.join(missing)}")
         return BAD_INPUT
+    try:
+        exports = export_settings(args)
+        policy = late_policy_of(args)
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
     outcome = merge_outputs([Path(p) for p in args.parts], out, course_notebooks())
+    handed_in = {}
+    for r in outcome.results:
+        if r.status != MISSING:
+            handed_in.setdefault(r.student, []).append(r.notebook)
+    outcome.penalties = late_work(policy, handed_in)
+    if outcome.penalties:  # the merged wide table with the late policy (the parts' pages already say it)
+        write_wide_csv(outcome.results, outcome.notebooks, out / "grades_wide.csv", outcome.pending, outcome.penalties)
     course = PreparedCourse(out / "work" / "course").prepare()
     recorded = merge_gradebook([Path(p) for p in args.parts], outcome, course.root)
+    if policy is not None:
+        record_penalties(course.root, outcome)
     code = report_class(outcome, outcome.notebooks, out, feedback=False)
     analyse(outcome, out, out / "work")
     merge_similarity([Path(p) for p in args.parts], outcome, out)
     say(f"gradebook: {course.root / 'gradebook.db'} ({recorded} notebooks; formgrader: jupyter lab in {course.root})")
-    try:
-        exports = export_settings(args)
-    except ValueError as e:
-        say(f"error: {e}")
-        return BAD_INPUT
-    write_exports(args.export, Job(outcome, out, exports))
+    write_exports(args.export, Job(outcome, out, replace(exports, late=outcome.penalties)))
     return code
 
 
@@ -304,12 +324,19 @@ def cmd_settings(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .course.demo import build_demo_class
+    from .course.demo import build_demo_class, write_late_example
 
     out = Path(args.out).resolve()
-    submissions = build_demo_class(out / "class")
+    try:
+        notebooks = choose_notebooks(args.notebooks)
+    except ValueError as e:
+        say(f"error: {e}")
+        return BAD_INPUT
+    submissions = build_demo_class(out / "class", notebooks)
     say(f"demo class: {submissions} (alice: all solved, bob: untouched, carol: a mistake, dave: 01 only)")
-    return grade_class(submissions, out, out / "work", Assignment(jobs=args.jobs))
+    submitted, extensions = write_late_example(out)
+    say(f"its submission times and extensions, for the late policy (docs/instructors.md): {submitted}, {extensions}")
+    return grade_class(submissions, out, out / "work", Assignment(notebooks=notebooks, jobs=args.jobs))
 
 
 def cmd_serve(args) -> int:
@@ -336,7 +363,15 @@ def cmd_export(args) -> int:
         say(f"error: {e}")
         return BAD_INPUT
     out = export_from_server(
-        Path(args.from_server), Path(args.out), kinds, assignment, args.lms_language, worksheet, say, args.late_penalty
+        Path(args.from_server),
+        Path(args.out),
+        kinds,
+        assignment,
+        args.lms_language,
+        worksheet,
+        say,
+        args.late_penalty,
+        args.extensions,
     )
     say(f"grades from the server's records: {out / 'grades.csv'}")
     return OK
@@ -358,6 +393,11 @@ def export_parser(sub) -> None:
         help="count uploads after serve's --due, taking PERCENT of the total per started day late (0: in full); "
         "only when that gives more points than the uploads before it "
         "(default: serve's --late-penalty, else not counted)",
+    )
+    e.add_argument(
+        "--extensions",
+        metavar="CSV",
+        help="per-student extensions and waivers (student,due,note; default: serve's --extensions)",
     )
     e.set_defaults(run=cmd_export)
 
@@ -416,8 +456,59 @@ def serve_parser(sub) -> None:
         metavar="PERCENT",
         help="the exports count uploads after --due, less PERCENT per started day (see export --late-penalty)",
     )
+    s.add_argument(
+        "--lti-config",
+        metavar="FILE",
+        help="serve as an LTI 1.3 tool for the platforms in FILE (JSON; default: DATA/lti.json if any; see `lti add`)",
+    )
+    s.add_argument(
+        "--extensions",
+        metavar="CSV",
+        help="per-student extensions and waivers, rows student,due,note (due: a date, or waive); "
+        "read again at each page and export, so an edit applies at once",
+    )
     s.add_argument("--reissue", metavar="STUDENT_ID", help="a new link for one student (or: instructor), then exit")
     s.set_defaults(run=cmd_serve)
+
+
+def cmd_lti(args) -> int:
+    """Register a learning platform (Moodle, Canvas) with the course server: DATA/lti.json."""
+    from .server.lti import add_platform
+
+    platform = {
+        "issuer": args.issuer,
+        "client_id": args.client_id,
+        "auth_login_url": args.auth_login_url,
+        "auth_token_url": args.auth_token_url,
+        "key_set_url": args.key_set_url,
+        "deployment_ids": args.deployment_id,
+    }
+    if args.context:
+        platform["contexts"] = args.context
+    path = add_platform(Path(args.data), platform)
+    print(f"the platform {args.issuer} (client {args.client_id}) is in {path}; `serve --data {args.data}` uses it")
+    return 0
+
+
+def lti_parser(sub) -> None:
+    lti = sub.add_parser("lti", help="the course server as an LTI 1.3 tool: register a platform")
+    how = lti.add_subparsers(dest="lti_command", required=True)
+    a = how.add_parser("add", help="add (or replace) a platform in DATA/lti.json (docs/server.md, LTI)")
+    a.add_argument("--data", default="server-data", help="the server's --data folder (default: ./server-data)")
+    a.add_argument(
+        "--issuer",
+        required=True,
+        help="the platform's issuer (Moodle: its address; Canvas: https://canvas.instructure.com)",
+    )
+    a.add_argument("--client-id", required=True, help="the client id the platform gave the tool")
+    a.add_argument("--auth-login-url", required=True, help="the platform's OIDC authentication URL")
+    a.add_argument("--auth-token-url", required=True, help="the platform's access token URL")
+    a.add_argument("--key-set-url", required=True, help="the platform's public keyset (JWKS) URL")
+    a.add_argument("--deployment-id", action="append", required=True, help="a deployment id (repeat for more)")
+    a.add_argument(
+        "--context", action="append", help="the LMS course id served (default: the first instructor's launch)"
+    )
+    a.set_defaults(run=cmd_lti)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -522,12 +613,20 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--due",
             help="the due date, in the Moodle's time zone, e.g. '2026-12-01 23:59': "
-            "late submissions are reported (needs --worksheet)",
+            "late submissions are reported (needs --worksheet or --submission-times)",
         )
         command.add_argument(
             "--submission-times",
             metavar="WORKSHEET",
-            help="Moodle's downloaded grading worksheet: its Last modified (submission) times (default: --worksheet)",
+            help="when each notebook was handed in: Moodle's downloaded grading worksheet (one time per student, "
+            "applied to all their notebooks; default: --worksheet) "
+            "or a CSV student_id,notebook,submitted (one per file)",
+        )
+        command.add_argument(
+            "--extensions",
+            metavar="CSV",
+            help="per-student extensions and waivers, rows student,due,note: due a new due date "
+            "('2026-12-05 23:59') or waive (no late penalty); remembered (docs/instructors.md)",
         )
         command.add_argument(
             "--late-penalty",
@@ -561,10 +660,12 @@ def parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="grade the bundled example class")
     d.add_argument("--out", default="demo-output")
     d.add_argument("--jobs", type=int, default=default_jobs())
+    d.add_argument("--notebooks", help="grade only these notebooks of the example class, e.g. 01 (default: all)")
     d.set_defaults(run=cmd_demo)
     t = sub.add_parser("settings", help="the grader's settings: effective values (nbgrader_config.py), defaults, help")
     t.set_defaults(run=cmd_settings)
     serve_parser(sub)
+    lti_parser(sub)
     export_parser(sub)
     worker_parser(sub)
     return p

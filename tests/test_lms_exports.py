@@ -134,7 +134,7 @@ def test_item_analysis_counts_failures_and_escapes_messages(tmp_path):
 def test_late_submissions_from_moodles_worksheet_reported_and_penalised_only_when_asked(tmp_path, capsys):
     from datetime import datetime
 
-    from autograder.classroom.workflow import late_policy
+    from autograder.classroom.workflow import late_policy, late_work
     from autograder.platforms.late import moodle_time
 
     assert moodle_time("Tuesday, 1 December 2026, 11:59 PM") == datetime(2026, 12, 1, 23, 59)
@@ -156,9 +156,14 @@ def test_late_submissions_from_moodles_worksheet_reported_and_penalised_only_whe
                 [header, [f"{prefix}1001", "A", "", times[language][0]], [f"{prefix}1002", "B", "", times[language][1]]]
             )
         due = "2026-12-01 23:59"
-        assert late_policy(due, str(sheet), None) == {} and "1002 by 2 day(s)" in capsys.readouterr().out  # reported
-        assert late_policy(due, str(sheet), 10) == {"1002": (2, 10)}
-    export_grades(["moodle"], outcome(), tmp_path, "", "en", late={"1002": (2, 10)})
+        policy = late_policy(due, str(sheet), None)  # reported only: nothing taken
+        said = late_work(policy, {"1001": [NB1, NB2], "1002": [NB1, NB2]})
+        assert [p.fraction for p in said.values()] == [0, 0] and "1002/01: 2 day(s) late" in capsys.readouterr().out
+        policy = late_policy(due, str(sheet), 10)
+        penalties = late_work(policy, {"1001": [NB1, NB2], "1002": [NB1, NB2]})
+        assert sorted(penalties) == [("1002", NB1), ("1002", NB2)]  # Moodle's one time: both notebooks
+        assert {(p.days, p.percent, p.shared) for p in penalties.values()} == {(2, 10, (NB1, NB2))}
+    export_grades(["moodle"], outcome(), tmp_path, "", "en", late=penalties)
     applied = lms_importers.moodle_worksheet(
         (tmp_path / "moodle_grading_worksheet.csv").read_text(encoding="utf-8"), "en", {1001, 1002}, 37
     )
@@ -278,9 +283,11 @@ def test_the_servers_late_uploads_count_only_with_the_penalty_and_never_lower_a_
     assert "not counted: 1002/01, 1003/01, 1004/01" in said and "--late-penalty" in said
 
     moodle, canvas, said = export("--late-penalty", "10")
-    assert {k: v["grade"] for k, v in moodle.items()} == canvas == {1001: 37, 1002: 29.6, 1003: 37, 1004: 15.3}
+    # each notebook by its own upload time: 1002's 02 was on time, so only its 01 loses 20 %
+    assert {k: v["grade"] for k, v in moodle.items()} == canvas == {1001: 37, 1002: 33.6, 1003: 37, 1004: 15.3}
     assert "опозданием на 2 дн." in moodle[1002]["feedback"] and "опозданием" not in moodle[1003]["feedback"]
-    assert "1002 by 2 day(s)" in said and "1004 by 1 day(s)" in said and "1003" in said.split("counted before")[1]
+    assert "1002/01: 2 day(s) late" in said and "1004/01: 1 day(s) late" in said
+    assert "1003/01" in said.split("counted before")[1]
 
     moodle, canvas, _ = export("--late-penalty", "0")  # late work in full, still only where it adds points
     assert {k: v["grade"] for k, v in moodle.items()} == canvas == {1001: 37, 1002: 37, 1003: 37, 1004: 17}

@@ -79,6 +79,7 @@ class ClassGrader:
         self.notebooks = notebooks or course.notebooks
         self.cache = Cache(self.work)
         self.course_notebooks = {n: course.notebook(n) for n in self.notebooks}
+        self.penalties: dict = {}  # (student, notebook) → platforms.late.Penalty, shown with their grades
         self.names: dict[str, str] = {}  # student → name, for the gradebook (OUT/roster.csv)
         self.received = 0  # results this run's workers produced
         self.bases: dict[tuple[str, str], dict] = {}  # (student, notebook) → what it is graded under (the cache's)
@@ -94,6 +95,7 @@ class ClassGrader:
         if shard:
             students = [s for s in students if shard_of(s, shard[1]) == shard[0]]
         outcome = Outcome(problems=list(found.problems), notebooks=list(self.notebooks), roster=read_roster(out))
+        outcome.penalties = dict(self.penalties)
         self.names = outcome.roster
         narrowed = False
         try:

@@ -240,3 +240,27 @@ def record(
             grade.auto_score = score
             grade.needs_manual_grade = grade.manual_score is not None
         gb.db.commit()
+
+
+def record_penalties(course_root: Path, results: list[Result], penalties: dict) -> int:
+    """The late policy in the gradebook: each graded notebook's `late_submission_penalty` (nbgrader's own
+    column: the points taken, which `nbgrader export` and nbgrader's feedback show), 0 where none applies
+    (a penalty an extension or a waiver removed since is taken back). Returns how many were penalised."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    penalised = 0
+    with Gradebook(f"sqlite:///{Path(course_root) / 'gradebook.db'}") as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for r in results:
+            if r.status not in (GRADED, BROKEN):
+                continue
+            try:
+                notebook = gb.find_submission_notebook(r.notebook, r.notebook, r.student)
+            except MissingEntry:
+                continue
+            p = penalties.get((r.student, r.notebook))
+            taken = round(r.score - p.apply(r.score), 2) if p else 0.0
+            notebook.late_submission_penalty = taken
+            penalised += taken > 0
+        gb.db.commit()
+    return penalised

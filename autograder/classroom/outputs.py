@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from ..course.course import PreparedCourse
-from ..notebook.feedback import instructor_view
+from ..notebook.feedback import instructor_view, with_penalty
 from ..notebook.results import BROKEN, GRADED, MISSING, NOT_GRADED, Result, result_from_dict, safe_strings, safe_text
 from ..platforms.report import read_roster, write_grades_csv, write_results_json, write_roster, write_wide_csv
 from ..platforms.submissions import Problem
@@ -37,6 +37,7 @@ class Outcome:
     pending: list[tuple[str, str]] = field(default_factory=list)  # (student, notebook) submitted, not graded yet
     roster: dict[str, str] = field(default_factory=dict)  # student → name (OUT/roster.csv, read once)
     sources: dict[tuple[str, str], Path] = field(default_factory=dict)  # merged: (student, notebook) → its part
+    penalties: dict = field(default_factory=dict)  # (student, notebook) → platforms.late.Penalty
 
     @property
     def complete(self) -> bool:
@@ -67,6 +68,9 @@ def write_outputs(
     """Every output file; one that cannot be written is reported (a problem, printed with the others) and the
     others are still written (problems.json last, so that it lists the rest)."""
     out.mkdir(parents=True, exist_ok=True)
+    if html is not None and outcome.penalties:  # the late policy on each page it touches (never cached in it)
+        scores = {(r.student, r.notebook): r.score for r in outcome.results}
+        html = {key: with_penalty(page, outcome.penalties.get(key), scores.get(key)) for key, page in html.items()}
     pages = [
         (out / "feedback" / student / f"{name}.html", page)
         for (student, name), page in (html or {}).items()
@@ -94,7 +98,10 @@ def write_outputs(
             ),
         ),
         ("grades.csv", lambda p: write_grades_csv(outcome.results, p)),
-        ("grades_wide.csv", lambda p: write_wide_csv(outcome.results, notebooks, p, pending=outcome.pending)),
+        (
+            "grades_wide.csv",
+            lambda p: write_wide_csv(outcome.results, notebooks, p, outcome.pending, outcome.penalties),
+        ),
         ("results.json", lambda p: write_results_json(outcome.results, p)),
         (
             "problems.json",

@@ -11,8 +11,7 @@ import hashlib
 import json
 import shutil
 import zipfile
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..course.course import PreparedCourse, course_notebooks, load_config
@@ -47,6 +46,7 @@ class Assignment:
     force: bool = False
     shard: tuple[int, int] | None = None
     overrides: dict = field(default_factory=dict)  # settings of the grader's configurables
+    late: object = None  # platforms.late.LatePolicy (--due, --late-penalty, --extensions), or None
 
 
 def grade_class(submissions: Path, out: Path, work: Path, assignment: Assignment) -> int:
@@ -76,11 +76,14 @@ def grade_class(submissions: Path, out: Path, work: Path, assignment: Assignment
         overrides=assignment.overrides,
         notebooks=assignment.notebooks,
     )
+    grader.penalties = late_work(assignment.late, {s: sorted(files) for s, files in found.students.items()})
     outcome = grader.grade(found, out, shard=assignment.shard)
+    if assignment.late is not None:
+        record_penalties(course.root, outcome)
     code = report_class(outcome, grader.notebooks, out, assignment.feedback)
     analyse(outcome, out, work)
     compare_students(found.students, grader.notebooks, out, work)
-    write_exports(assignment.export, Job(outcome, out, assignment.exports))
+    write_exports(assignment.export, Job(outcome, out, replace(assignment.exports, late=outcome.penalties)))
     return code
 
 
@@ -184,7 +187,7 @@ def warn_about_sandbox(config) -> None:
 
 def report_class(outcome, notebooks: list[str], out: Path, feedback: bool) -> int:
     """The grade table, the problems and the review list on the terminal; the exit code."""
-    say("", grade_table(outcome.results, notebooks, outcome.roster), "")
+    say("", grade_table(outcome.results, notebooks, outcome.roster, outcome.penalties), "")
     problems = (
         [f"{r.student}/{r.notebook}: {r.status}: {r.message}" for r in outcome.results if r.status in NOT_GRADED]
         + [f"{r.student}/{r.notebook}: {r.feedback_error}" for r in outcome.results if r.feedback_error]
@@ -220,7 +223,11 @@ def analyse(outcome, out: Path, work: Path | None = None) -> None:
 
     key = hashlib.sha256(
         json.dumps(
-            [[r.to_dict() for r in outcome.results], Path(analysis.__file__).read_text(encoding="utf-8")]
+            [
+                [r.to_dict() for r in outcome.results],
+                Path(analysis.__file__).read_text(encoding="utf-8"),
+                sorted(f"{s}/{n}: {p.reason_en()}" for (s, n), p in outcome.penalties.items()),
+            ]
         ).encode("utf-8", "surrogatepass")
     ).hexdigest()
     stamp = Path(work or out) / "item_analysis.key"
@@ -233,7 +240,7 @@ def analyse(outcome, out: Path, work: Path | None = None) -> None:
         pass
     try:
         stamp.unlink(missing_ok=True)
-        _, page = analysis.write_item_analysis(outcome.results, out)
+        _, page = analysis.write_item_analysis(outcome.results, out, outcome.penalties)
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(key, encoding="utf-8")
         say(f"item analysis: {page} (and item_analysis.csv)")
@@ -285,33 +292,57 @@ def merge_similarity(parts: list[Path], outcome, out: Path) -> None:
         say(f"the similarity report could not be written: {type(e).__name__}: {e}")
 
 
-def late_policy(due: str | None, times: str | None, penalty: float | None) -> dict:
-    """--due with Moodle's worksheet (or --submission-times): who was late, reported; with a penalty
-    (percent per started day), penalised: {student: (days, penalty)}."""
-    if not due:
-        return {}
-    from ..platforms.late import late_students, moodle_submission_times
+def late_policy(due: str | None, times: str | None, penalty: float | None, extensions: str | None = None):
+    """--due with the submission times (Moodle's worksheet: one per student; or a CSV
+    student_id,notebook,submitted: one per file), --late-penalty (percent per started day; None: reported
+    only) and --extensions: the LatePolicy (platforms.late), or None without --due."""
+    from ..course.course import course_notebooks
+    from ..platforms.late import LatePolicy, parse_due, read_extensions, read_submission_times
 
-    deadline = datetime.fromisoformat(due)
+    if not due:
+        if extensions:
+            raise ValueError("--extensions needs --due (the due date they move or waive)")
+        return None
+    deadline = parse_due(due)
     if not times:
         raise ValueError(
-            "--due needs --worksheet: Moodle's downloaded grading worksheet (its Last modified (submission) column)"
+            "--due needs --worksheet (Moodle's downloaded grading worksheet: its Last modified (submission) column) "
+            "or --submission-times (the worksheet, or a CSV student_id,notebook,submitted)"
         )
-    return penalise(late_students(moodle_submission_times(Path(times)), deadline), deadline, penalty)
-
-
-def penalise(late: list, deadline: datetime, penalty: float | None, where: str = "the Moodle grade") -> dict:
-    """The late policy on the late submissions found (platforms.late.Late): reported; with a penalty
-    (percent per started day), {student: (days, penalty)} for the exports."""
-    say(
-        f"late submissions (due {deadline:%Y-%m-%d %H:%M}): "
-        + (", ".join(f"{x.student} by {x.days} day(s) ({x.submitted:%Y-%m-%d %H:%M})" for x in late) or "none")
+    return LatePolicy(
+        deadline,
+        penalty,
+        read_submission_times(Path(times), course_notebooks()),
+        read_extensions(Path(extensions), say) if extensions else {},
     )
-    if not penalty:
-        if late:
-            say(f"  reported only; --late-penalty PERCENT (per started day) applies a penalty to {where}")
+
+
+def record_penalties(course_root: Path, outcome) -> None:
+    """The penalties in nbgrader's gradebook too (formgrader's database, `nbgrader export`)."""
+    from . import gradebook
+
+    try:
+        gradebook.record_penalties(course_root, outcome.results, outcome.penalties)
+    except Exception as e:  # the grades and the exports do not depend on it
+        say(f"the late penalties could not be recorded in the gradebook: {type(e).__name__}: {e}")
+
+
+def late_work(policy, submitted: dict[str, list[str]]) -> dict:
+    """The penalties of the class (one per late, extended or waived notebook), said on the terminal."""
+    from ..platforms.late import report
+
+    if policy is None:
         return {}
-    return {x.student: (x.days, penalty) for x in late}
+    penalties = policy.penalties(submitted)
+    unknown = sorted(set(policy.extensions) - set(submitted))
+    if unknown:
+        say(f"extensions for students with nothing handed in here: {', '.join(unknown)}")
+    late = [p for p in penalties.values() if p.days > 0 and not p.waived]
+    say(f"late submissions (due {policy.due:%Y-%m-%d %H:%M}): {len(late)} notebook(s)")
+    report(penalties, say)
+    if late and not policy.percent:
+        say("  reported only; --late-penalty PERCENT (per started day) takes a penalty")
+    return penalties
 
 
 def load_worksheet(path: str | None):

@@ -28,7 +28,7 @@ STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;
 color:#1f2328;line-height:1.5}
 h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #d0d7de}
-.meta{color:#57606a} .total{font-size:1.3em;font-weight:600}
+.meta{color:#57606a} .total{font-size:1.3em;font-weight:600} .late{color:#9a6700;font-weight:600}
 table{border-collapse:collapse;margin:1em 0;width:100%} td,th{border:1px solid #d0d7de;padding:.35em .6em;text-align:left;
 vertical-align:top} th{background:#f6f8fa}
 .pass{color:#1a7f37;font-weight:600} .fail{color:#cf222e;font-weight:600}
@@ -130,6 +130,29 @@ def feedback_html(result: Result, notebook, release, ran: set, title: str = "", 
         )
         body.append(f"<h2>{html.escape(label)}</h2>{code}{note}{render_outputs(cell.get('outputs', []))}")
     return page(result, "".join(body), formatter)
+
+
+def with_penalty(page: str | None, penalty, score: float | None) -> str | None:
+    """The page with the late policy's word under its total (`penalty`: platforms.late.Penalty; None:
+    the page as it is): the reason, in Russian, and the points after the penalty."""
+    if not page or penalty is None:
+        return page
+    after = ""
+    if score is not None and penalty.fraction:
+        after = f" Итог с учётом штрафа: {penalty.apply(score):g}."
+    return with_late_note(page, penalty.reason_ru() + after)
+
+
+def with_late_note(page: str, text: str) -> str:
+    """The page with `text` (the late policy's word) under its total."""
+    if not text:
+        return page
+    block = f'<p class="late">{html.escape(text)}</p>'
+    at = page.find('<p class="total">')
+    end = page.find("</p>", at) if at >= 0 else -1
+    if end < 0:
+        return page.replace("<body>", "<body>" + block, 1)
+    return page[: end + 4] + block + page[end + 4 :]
 
 
 def review_section(result: Result) -> str:

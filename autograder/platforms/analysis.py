@@ -152,7 +152,11 @@ def message_cell(row: dict) -> str:
     return f"<pre>{text}</pre>студентов: {row['students_with_it']}"
 
 
-def write_item_analysis(results: list[Result], out: Path) -> tuple[Path, Path]:
+def write_item_analysis(results: list[Result], out: Path, penalties: dict | None = None) -> tuple[Path, Path]:
+    """item_analysis.csv and .html; the tests' figures are the raw points (what the code earned), and each
+    notebook's late work (`penalties`: (student, notebook) → platforms.late.Penalty) is listed under it
+    with the points after the penalty."""
+    penalties = penalties or {}
     rows = item_rows(results)
     csv_path, html_path = Path(out) / "item_analysis.csv", Path(out) / "item_analysis.html"
     with open(csv_path, "w", newline="", encoding="utf-8", errors="backslashreplace") as f:
@@ -194,6 +198,22 @@ def write_item_analysis(results: list[Result], out: Path) -> tuple[Path, Path]:
             for r in mine
         ]
         parts.append("</table>")
+        late = [
+            (r, penalties[r.student, notebook])
+            for r in results
+            if (r.student, notebook) in penalties and r.notebook == notebook and r.status == GRADED
+        ]
+        if late:
+            after = [r.score - r.score * p.fraction for r, p in late]
+            parts.append(
+                f"<h3>Опоздания и продления (средний балл выше — без штрафа; с ним: "
+                f"{(sum(scores) - sum(r.score for r, _ in late) + sum(after)) / len(scores):.1f})</h3><ul>"
+            )
+            parts += [
+                f"<li>{esc(r.student)}: {points(r.score)} → {points(p.apply(r.score))}. {esc(p.reason_ru())}</li>"
+                for r, p in late
+            ]
+            parts.append("</ul>")
         review = for_review(results, notebook)
         if review:
             parts.append("<h3>На проверку (оценено тестами курса)</h3><ul>")

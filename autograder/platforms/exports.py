@@ -30,7 +30,7 @@ class ExportSettings:
 
     language: str = ""  # Moodle's interface language ("" → the worksheet's, else the default, said loudly)
     worksheet: lms_files.Worksheet | None = None  # Moodle's grading worksheet as downloaded
-    late: dict = field(default_factory=dict)  # student → (days, percent per day), the late policy
+    late: dict = field(default_factory=dict)  # (student, notebook) → platforms.late.Penalty, the late policy
     late_in_canvas: bool = False  # the penalty in Canvas's import too (the server's uploads: Canvas never saw them)
     column: str = ""  # Canvas's gradebook column, "Title (id)"
     gradebook: str = ""  # Canvas's gradebook export the column is read from

@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..notebook.results import BROKEN, Result, safe_text
-from .report import CANVAS_COLUMNS, by_student, csv_writer, feedback_comment, late_total, points
+from .report import CANVAS_COLUMNS, by_student, csv_writer, feedback_comment, points
 
 # The language strings Moodle's importer looks for (lang/en and the Russian language pack):
 # recordid, grade (core), lastmodifiedgrade, hiddenuser (the id's prefix, cut off by its length),
@@ -203,15 +203,25 @@ def readable_time(text: str) -> str:
 
 
 def student_grade(rows: list[Result], late: dict | None, student: str) -> tuple[float, str]:
-    """A student's total for Moodle (the late penalty applied) and the comment that explains it."""
-    grade, comment = total(rows), feedback_comment(rows)
+    """A student's total for Moodle (the late policy applied: `late`, (student, notebook) →
+    platforms.late.Penalty) and the comment that explains it."""
+    from .late import penalised_total
+
+    late = late or {}
+    grade, comment = penalised_total(rows, late), feedback_comment(rows)
     broken = [r.notebook for r in rows if r.status == BROKEN]
     if broken:
         comment += f". Файл не читается ({', '.join(broken)}): откройте его в Jupyter, сохраните и сдайте заново"
-    if late and student in late:
-        days, percent = late[student]
-        grade = late_total(grade, days, percent)
-        comment += f". Сдано с опозданием на {days} дн.: штраф {percent:g}% за день, итог {points(grade)}"
+    mine = [(r.notebook, late[student, r.notebook]) for r in rows if (student, r.notebook) in late]
+    said = set()
+    for notebook, p in mine:
+        reason = p.reason_ru()
+        if p.shared and reason in said:
+            continue  # one time for all the student's notebooks: said once
+        said.add(reason)
+        comment += f". {reason.rstrip('.')}" if p.shared else f". {notebook}: {reason.rstrip('.')}"
+    if mine:
+        comment += f". Итог с учётом опоздания: {points(grade)}"
     return grade, comment
 
 
@@ -225,8 +235,8 @@ def write_moodle_worksheet(
     worksheet: Worksheet | None = None,
     keep: set[str] = frozenset(),
 ) -> Path:
-    """Moodle's grading worksheet; one row per student. `late`: student → (days late, penalty percent
-    per day), applied to the grade and said in the comment.
+    """Moodle's grading worksheet; one row per student. `late`: (student, notebook) →
+    platforms.late.Penalty, applied to the grade and said in the comment.
 
     With the `worksheet` Moodle wrote, the upload is that file: its header (so its language), and
     for each graded participant its row as Moodle wrote it — identifier, name, and *Last modified

@@ -69,11 +69,6 @@ class csv_writer:  # noqa: N801 - used as csv.writer is
             self.writerow(row)
 
 
-def late_total(grade: float, days: int, percent: float) -> float:
-    """The late policy on a total: `percent` of it per started day late, never below 0."""
-    return max(0.0, round(grade * (1 - percent / 100 * days), 2))
-
-
 def points(x: float) -> str:
     return f"{x:g}"
 
@@ -110,18 +105,23 @@ def by_student(results: list[Result]) -> dict[str, list[Result]]:
     return students
 
 
-def write_wide_csv(results: list[Result], notebooks: list[str], path: Path, pending=()) -> Path:
+def write_wide_csv(results: list[Result], notebooks: list[str], path: Path, pending=(), penalties=None) -> Path:
     """One row per student, one column per notebook, the total, and a status column so that a
     notebook that could not be graded — or is not graded yet (`pending`, after an interrupted
-    run) — is never hidden behind a number."""
+    run) — is never hidden behind a number; then the late policy (`penalties`: (student, notebook) →
+    platforms.late.Penalty): the total after it (`late_total`) and why (`late`, per notebook)."""
+    from .late import penalised_total, short
+
+    penalties = penalties or {}
     waiting: dict[str, list[str]] = {}
     for student, notebook in pending:
         waiting.setdefault(student, []).append(notebook.split("_")[0])
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv_writer(f)
-        writer.writerow(["student_id", *notebooks, "total", "max_total", "status"])
+        writer.writerow(["student_id", *notebooks, "total", "max_total", "status", "late_total", "late"])
         for student, rows in by_student(results).items():
             scores = {r.notebook: r.score for r in rows}
+            late = [(n, p) for (s, n), p in penalties.items() if s == student]
             writer.writerow(
                 [
                     student,
@@ -132,11 +132,13 @@ def write_wide_csv(results: list[Result], notebooks: list[str], path: Path, pend
                     points(sum(scores.values())),
                     points(sum(r.max_score for r in rows)),
                     f"not graded yet: {', '.join(waiting[student])}" if student in waiting else student_status(rows),
+                    points(penalised_total(rows, penalties)) if late else "",
+                    " | ".join(f"{short(n)}: {p.reason_en()}" for n, p in sorted(late)),
                 ]
             )
         for student in sorted(set(waiting) - {r.student for r in results}):
             writer.writerow(
-                [student, *("" for _ in notebooks), "", "", f"not graded yet: {', '.join(waiting[student])}"]
+                [student, *("" for _ in notebooks), "", "", f"not graded yet: {', '.join(waiting[student])}", "", ""]
             )
     return path
 
@@ -178,13 +180,10 @@ def feedback_comment(rows: list[Result]) -> str:
 
 
 def canvas_grades(results: list[Result], late: dict | None = None) -> dict[str, float]:
-    """Each student's total for Canvas; `late`: student → (days late, penalty percent per day)."""
-    grades = {}
-    for student, rows in by_student(results).items():
-        grades[student] = sum(r.score for r in rows)
-        if late and student in late:
-            grades[student] = late_total(grades[student], *late[student])
-    return grades
+    """Each student's total for Canvas; `late`: (student, notebook) → platforms.late.Penalty."""
+    from .late import penalised_total
+
+    return {student: penalised_total(rows, late or {}) for student, rows in by_student(results).items()}
 
 
 def write_canvas_import(
@@ -197,8 +196,8 @@ def write_canvas_import(
     keep: dict[str, str] | None = None,
 ) -> Path:
     """Canvas's gradebook import: Student, ID (the Canvas user id), SIS User ID, SIS Login ID, Section,
-    then one column for the assignment (its points possible in the second row). `late`: student →
-    (days late, penalty percent per day), applied to the total (for uploads Canvas never saw).
+    then one column for the assignment (its points possible in the second row). `late`: (student,
+    notebook) → platforms.late.Penalty, applied to the total (for uploads Canvas never saw).
     `people`: the gradebook export's rows by id (`lms.read_canvas_gradebook`), whose Student, SIS and
     Section cells are written as Canvas wrote them; `keep`: student → a grade entered by hand in
     Canvas, written back as it is (so Canvas's import changes nothing for them)."""
@@ -223,9 +222,16 @@ def write_results_json(results: list[Result], path: Path) -> Path:
     return path
 
 
-def grade_table(results: list[Result], notebooks: list[str], names: dict[str, str] | None = None) -> str:
+def grade_table(
+    results: list[Result], notebooks: list[str], names: dict[str, str] | None = None, penalties: dict | None = None
+) -> str:
     """Students × notebooks, points / max, with a total column and a note for non-graded cells;
-    each student with their name when the roster has it."""
+    each student with their name when the roster has it. A late notebook (`penalties`: (student,
+    notebook) → platforms.late.Penalty) shows the part its penalty takes («−20%», «late, waived»,
+    «late, no penalty», «extended»), and the total the points after it («→ 26.4»); the reasons are listed under it."""
+    from .late import penalised_total
+
+    penalties = penalties or {}
     by_key = {(r.student, r.notebook): r for r in results}
     students = list(dict.fromkeys(r.student for r in results))
     header = ["student", *notebooks, "total"]
@@ -239,10 +245,24 @@ def grade_table(results: list[Result], notebooks: list[str], names: dict[str, st
                 cells.append("")
                 continue
             note = "" if r.status == GRADED else f" ({r.status})"
+            p = penalties.get((s, n))
+            if p and p.fraction:
+                note += f" −{p.fraction * 100:g}%"
+            elif p and p.days > 0:
+                note += " late, waived" if p.waived else " late, no penalty"
+            elif p and p.extended:
+                note += " extended"
             cells.append(f"{points(r.score)}/{points(r.max_score)}{note}")
             total += r.score
             total_max += r.max_score
-        rows.append([label(s), *cells, f"{points(total)}/{points(total_max)}"])
+        mine = [r for r in results if r.student == s and r.notebook in notebooks]
+        after = penalised_total(mine, penalties)
+        late = (
+            f" → {points(after)}"
+            if any((s, r.notebook) in penalties for r in mine) and after != round(total, 2)
+            else ""
+        )
+        rows.append([label(s), *cells, f"{points(total)}/{points(total_max)}{late}"])
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     line = lambda row: "  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip()
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])

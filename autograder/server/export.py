@@ -17,12 +17,15 @@ from .store import Store
 SETTINGS = "assignment.json"
 
 
-def remember(data: Path, notebooks: list[str], due: datetime | None, assignment: str, penalty=None) -> None:
+def remember(
+    data: Path, notebooks: list[str], due: datetime | None, assignment: str, penalty=None, extensions=None
+) -> None:
     settings = {
         "notebooks": notebooks,
         "due": due.isoformat() if due else None,
         "assignment": assignment,
         "late_penalty": penalty,
+        "extensions": str(Path(extensions).resolve()) if extensions else None,
     }
     (Path(data) / SETTINGS).write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
 
@@ -102,51 +105,100 @@ def similarity_report(data: Path, files: dict, names: dict[str, str], notebooks:
         raise RuntimeError("the similarity report could not be made (the server's log says why)") from e
 
 
-def counted_attempts(store: Store, notebooks: list[str], due: datetime | None, penalty: float | None, say=print):
+def server_policy(data: Path, penalty=None, extensions: str | None = None, say=print):
+    """The late policy of the server's records: serve's --due, its --late-penalty (or `penalty`) and its
+    --extensions (or `extensions`), the times being each upload's own (platforms.late.LatePolicy); None
+    without a due date."""
+    from ..platforms.late import LatePolicy, read_extensions
+
+    settings = settings_of(data)
+    penalty = settings.get("late_penalty") if penalty is None else penalty
+    extensions = extensions or settings.get("extensions")
+    if not settings.get("due"):
+        if penalty is not None:
+            say("note: --late-penalty ignored: the server has no --due, so no upload is late")
+        return None
+    return LatePolicy(
+        datetime.fromisoformat(settings["due"]),
+        penalty,
+        extensions=read_extensions(Path(extensions), say) if extensions else {},
+    )
+
+
+def attempt_penalty(policy, attempt: dict):
+    """The late policy's word on one upload (platforms.late.Penalty; None: nothing to say)."""
+    return policy.penalty(attempt["student"], attempt["notebook"], uploaded(attempt)) if policy else None
+
+
+def late_note_ru(policy, attempt: dict) -> str:
+    """What the student's page says of an upload: on time, counted with a penalty, waived or not counted."""
+    p = attempt_penalty(policy, attempt)
+    if p is None:
+        return ""
+    if p.days > 0 and p.percent is None and not p.waived:
+        return f"Сдано после срока ({p.due:%Y-%m-%d %H:%M}): в оценку не идёт, идёт последняя попытка до срока."
+    counted = " В оценку идёт, только если так баллов больше, чем до срока." if p.days > 0 and p.fraction else ""
+    return p.reason_ru() + counted
+
+
+def counted_attempts(store: Store, notebooks: list[str], policy, say=print):
     """The attempt that counts per (student, notebook) for the exports, and the late policy:
-    ({(student, notebook): attempt}, {student: (days, penalty)}).
+    ({(student, notebook): attempt}, {(student, notebook): platforms.late.Penalty}).
 
-    Each notebook's last graded attempt before the due date counts. Uploads after it count only with a
-    penalty (`export --late-penalty PERCENT`, 0: in full), as `grade` treats a late LMS submission: each
-    notebook's last attempt, the student late by the started days from the due date to the latest of
-    them, PERCENT of the total per day — and only when that leaves the student more points than their
-    attempts before the due date (an upload after it, say to read a hidden test's message, never lowers
-    a grade)."""
-    from ..classroom.workflow import penalise
-    from ..platforms.late import late_students
-    from ..platforms.report import late_total
-
-    if penalty is not None and not due:
-        say("note: --late-penalty ignored: the server has no --due, so no upload is late")
-    on_time, every = graded_attempts(store, due), graded_attempts(store)
+    Each notebook's last graded attempt before the student's due date (serve's --due, or their
+    extension) counts. Its last upload after it counts only under the late policy — with a penalty
+    (`export --late-penalty PERCENT`, 0: in full) for the started days that upload was late (each
+    notebook by its own upload time), or in full when the student's penalty is waived — and only when
+    that leaves more points than the attempt before the due date (an upload after it, say to read a
+    hidden test's message, never lowers a grade)."""
+    every = graded_attempts(store)
     score = lambda a: json.loads(a["result"])["score"] if a else 0.0
-    chosen, late, kept, unused = {}, [], [], []
-    for student in sorted({s for s, _ in every}):
-        early = {n: on_time[student, n][-1] for n in notebooks if (student, n) in on_time}
-        final = {n: every[student, n][-1] for n in notebooks if (student, n) in every}
-        after = [a for a in final.values() if due and uploaded(a) > due]
-        take = early
-        if after and penalty is not None:
-            (when,) = late_students({student: max(uploaded(a) for a in after)}, due)
-            if late_total(sum(map(score, final.values())), when.days, penalty) > sum(map(score, early.values())):
-                take = final
-                late.append(when)
-            else:
-                kept.append(student)
-        elif after:
-            unused += [f"{student}/{a['notebook'].split('_')[0]}" for a in after]
-        chosen.update({(student, n): a for n, a in take.items()})
-    policy = {}
-    if due and (late or kept):
-        policy = penalise(late, due, penalty, "the Moodle and Canvas grades")
+    chosen, penalties, kept, unused = {}, {}, [], []
+    for (student, notebook), attempts in sorted(every.items()):
+        if notebook not in notebooks:
+            continue
+        final = attempts[-1]
+        p = attempt_penalty(policy, final)
+        if p is None or p.days <= 0:
+            chosen[student, notebook] = final
+            if p is not None:
+                penalties[student, notebook] = p  # an extension: said with the grade
+            continue
+        early = [a for a in attempts if uploaded(a) <= p.due]
+        label = f"{student}/{notebook.split('_')[0]}"
+        if p.percent is None and not p.waived:
+            unused.append(label)
+        elif p.apply(score(final)) > score(early[-1] if early else None):
+            chosen[student, notebook], penalties[student, notebook] = final, p
+            continue
+        else:
+            kept.append(label)
+        if early:
+            chosen[student, notebook] = early[-1]
+            earlier = attempt_penalty(policy, early[-1])
+            if earlier is not None:
+                penalties[student, notebook] = earlier
+    if policy is not None:
+        counted = {key: p for key, p in penalties.items() if p.days > 0 or p.extended or p.waived}
+        say(f"late uploads (due {policy.due:%Y-%m-%d %H:%M}; each notebook by its own upload time):")
+        late_work_said(counted, say)
     if kept:
         say(f"  counted before the due date (more points than late with the penalty): {', '.join(kept)}")
     if unused:
         say(
-            f"uploads after the due date ({due:%Y-%m-%d %H:%M}), not counted: {', '.join(unused)}; "
+            f"uploads after the due date ({policy.due:%Y-%m-%d %H:%M}), not counted: {', '.join(unused)}; "
             "--late-penalty PERCENT counts them (PERCENT per started day; 0: in full)"
         )
-    return chosen, policy
+    return chosen, penalties
+
+
+def late_work_said(penalties: dict, say) -> None:
+    from ..platforms.late import report
+
+    if penalties:
+        report(penalties, say)
+    else:
+        say("  none")
 
 
 def export_from_server(
@@ -158,21 +210,21 @@ def export_from_server(
     worksheet=None,
     say=print,
     penalty: float | None = None,
+    extensions: str | None = None,
 ) -> Path:
     """OUT/ with grades and the exports `grade` writes, from the server's records (the late policy:
-    `counted_attempts`; None: serve's --late-penalty)."""
+    `counted_attempts`; penalty and extensions None: serve's --late-penalty and --extensions)."""
     from ..classroom.outputs import Outcome
     from ..classroom.workflow import export_grades
     from ..course.course import CourseNotebook
-    from ..platforms.report import write_grades_csv, write_roster
+    from ..notebook.feedback import with_penalty
+    from ..platforms.report import write_grades_csv, write_roster, write_wide_csv
 
     settings = settings_of(data)
     notebooks = settings["notebooks"]
-    due = datetime.fromisoformat(settings["due"]) if settings.get("due") else None
-    penalty = settings.get("late_penalty") if penalty is None else penalty
     store = Store(Path(data))
     max_scores = {n: CourseNotebook.load(n).max_score for n in notebooks}
-    chosen, late = counted_attempts(store, notebooks, due, penalty, say)
+    chosen, late = counted_attempts(store, notebooks, server_policy(data, penalty, extensions, say), say)
     results, pages = [], {}
     for student in sorted({s for s, _ in chosen}):
         for notebook in notebooks:
@@ -187,11 +239,14 @@ def export_from_server(
     out.mkdir(parents=True, exist_ok=True)
     roster = {s: n for s, n in store.students().items() if s in {r.student for r in results}}
     write_roster(roster, out)
+    scores = {(r.student, r.notebook): r.score for r in results}
     for (student, notebook), page in pages.items():
         (out / "feedback" / student).mkdir(parents=True, exist_ok=True)
+        page = with_penalty(page, late.get((student, notebook)), scores.get((student, notebook)))
         (out / "feedback" / student / f"{notebook}.html").write_text(page, encoding="utf-8")
     write_grades_csv(results, out / "grades.csv")
-    outcome = Outcome(results=results, notebooks=notebooks, roster=roster)
+    write_wide_csv(results, notebooks, out / "grades_wide.csv", penalties=late)
+    outcome = Outcome(results=results, notebooks=notebooks, roster=roster, penalties=late)
     column = assignment or settings.get("assignment", "")
     export_grades(kinds, outcome, out, column, language, late=late, worksheet=worksheet, late_in_canvas=True)
     return out

@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS attempts (
   uploaded REAL NOT NULL, late INTEGER NOT NULL, status TEXT NOT NULL, task TEXT NOT NULL DEFAULT '',
   result TEXT, feedback TEXT, graded REAL, cached INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS attempts_student ON attempts (student, uploaded);
+CREATE TABLE IF NOT EXISTS sessions (hash TEXT PRIMARY KEY, who TEXT NOT NULL, expires REAL NOT NULL);
 """
 
 
@@ -130,12 +131,23 @@ class Store:
             teacher.chmod(0o600)
 
     def who(self, token: str) -> str | None:
-        """The student id (or INSTRUCTOR) whose token this is, or None: every hash compared in constant time."""
+        """The student id (or INSTRUCTOR) whose token this is (a link's, or an LTI launch's session not yet
+        expired), or None: every hash compared in constant time."""
         presented, found = digest(token), None
-        for who, stored in self.db.execute("SELECT who, hash FROM tokens"):
+        rows = self.db.execute(
+            "SELECT who, hash FROM tokens UNION ALL SELECT who, hash FROM sessions WHERE expires > ?", (time.time(),)
+        )
+        for who, stored in rows:
             if hmac.compare_digest(presented, stored):
                 found = who
         return found
+
+    def open_session(self, who: str, seconds: float) -> str:
+        """A token for `who` that works like their link's for `seconds` (an LTI launch's page); only its hash kept."""
+        token = secrets.token_urlsafe(32)
+        self.db.execute("DELETE FROM sessions WHERE expires <= ?", (time.time(),))
+        self.db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (digest(token), who, time.time() + seconds))
+        return token
 
     def students(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT id, name FROM students ORDER BY id"))

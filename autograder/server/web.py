@@ -3,7 +3,8 @@
 Routes: /s/TOKEN (the student's page; POST: an upload from its form, CSRF-checked by Tornado's
 xsrf cookie), /s/TOKEN/attempt/N (one result, as the feedback page), /api/submit and
 /api/attempt/N (the student edition's `check.py --submit`: the token in an Authorization header,
-which a browser never sends across sites, so no xsrf cookie is needed there). Every page is escaped
+which a browser never sends across sites, so no xsrf cookie is needed there); with an LTI tool, its
+/lti/ routes (autograder.server.lti_web). Every page is escaped
 (Tornado templates autoescape) and served with a strict Content-Security-Policy: no scripts at all.
 """
 
@@ -12,6 +13,7 @@ import dataclasses
 import hashlib
 import html
 import json
+import logging
 import re
 import threading
 import time
@@ -24,7 +26,7 @@ from tornado import httputil
 
 from ..classroom.cache import file_key
 from ..course.bundle import HIDDEN
-from ..notebook.feedback import STYLE, render_test, student_label
+from ..notebook.feedback import STYLE, render_test, student_label, with_late_note
 from ..notebook.results import TestResult, result_from_dict
 from ..platforms.report import test_report
 from . import store as records
@@ -54,6 +56,7 @@ class Course:
         lease=LEASE,
         remote=False,
         late_penalty=None,
+        data=None,
     ):
         from ..classroom.settings import grading_settings, settings_digest
         from ..course.course import CourseNotebook, load_config
@@ -68,11 +71,20 @@ class Course:
         self.lease = max(lease, 3 * HEARTBEAT)  # a job whose worker has not beaten for this long is lost
         self.remote = remote  # workers may run on other hosts (Redis): they outlive a restart of the server
         self.late_penalty = late_penalty  # the exports' late policy (serve --late-penalty), said on the page
+        self.data = data  # the data folder whose assignment.json holds the late policy (None: --due only)
         self.hidden = {
             n: {tid for tid, t in nb.tests.items() if HIDDEN.search(t.source)} for n, nb in self.notebooks.items()
         }
         self.similarity_lock = threading.Lock()
         self.similarity_of: tuple = (None, [])  # (the files compared, their pairs): made again when they change
+        self.lti = None  # autograder.server.lti.Tool when the server is an LTI tool (serve --lti-config)
+
+    def graded_changed(self) -> None:
+        """An attempt was graded (or an LTI launch named an activity): the scores the platforms do not have
+        yet go to the LTI outbox."""
+        if self.lti is not None:
+            max_scores = {n: nb.max_score for n, nb in self.notebooks.items()}
+            self.lti.sync(self.store, list(self.notebooks), self.late_policy(), max_scores)
 
     def similarity(self, files: dict, names: dict) -> list[dict]:
         """The similarity report's pairs for the attempts that count (in a thread: copydetect takes a while
@@ -85,6 +97,27 @@ class Course:
             if self.similarity_of[0] != key:
                 self.similarity_of = (key, similarity_report(self.store.data, files, names, list(self.notebooks)))
             return self.similarity_of[1]
+
+    def late_policy(self):
+        """serve's --due, --late-penalty and --extensions (the file read again: an edit applies at once)."""
+        from ..platforms.late import LatePolicy
+        from .export import server_policy
+
+        if self.data is None:
+            return LatePolicy(self.due, self.late_penalty) if self.due else None
+        try:
+            return server_policy(self.data, say=lambda *lines: None)
+        except OSError as e:  # the extensions file gone while serving: the class's due date, said in the log
+            logging.getLogger(__name__).warning("the extensions file could not be read: %s", e)
+            return LatePolicy(self.due, self.late_penalty) if self.due else None
+
+    def due_of(self, student: str):
+        """The student's due date (an extension moves it; a waiver lets late work in), or None."""
+        policy = self.late_policy()
+        extension = policy.extensions.get(student) if policy else None
+        if extension and extension.due is None:
+            return None
+        return extension.due if extension else self.due
 
     def hides(self) -> bool:
         return self.points_only and (self.due is None or datetime.now() <= self.due)
@@ -131,11 +164,13 @@ class Course:
             tmp.write_bytes(content)
             tmp.replace(path)
         key = file_key(path, self.notebooks[notebook].digest + self.settings_key)
-        late = self.due is not None and datetime.now() > self.due
+        due = self.due_of(student)
+        late = due is not None and datetime.now() > due
         earlier = self.store.cached(student, notebook, key)
         attempt = self.store.add_attempt(student, notebook, sha, key, late)
         if earlier and earlier[0] == records.GRADED:
             self.store.copy_result(attempt, earlier[2], earlier[3])
+            self.graded_changed()
         elif earlier and earlier[1]:
             self.store.set_task(attempt, earlier[1])
         else:
@@ -170,6 +205,7 @@ class Course:
             beat = self.huey.get(RUNNING + job, peek=True) if answer is None else None
             if answer is not None:
                 self.store.record(job, answer)
+                self.graded_changed()
                 self.huey.result(job)  # now kept in server.db: drop it from the queue's store
                 self.huey.get(RUNNING + job)
             elif beat is not None and now - beat > self.lease:
@@ -204,7 +240,7 @@ def result_of(attempt: dict):
 
 class Base(tornado.web.RequestHandler):
     def set_default_headers(self):
-        self.set_header("Content-Security-Policy", CSP)
+        self.set_header("Content-Security-Policy", self.settings.get("csp", CSP))
         self.set_header("X-Content-Type-Options", "nosniff")
         self.set_header("Referrer-Policy", "no-referrer")  # the link's token never leaves in a Referer
         self.set_header("Cache-Control", "no-store")
@@ -291,9 +327,9 @@ class Upload(Base):
             self.refuse(
                 400, f"Блокнот «{wanted[:80]}» не из этого задания; можно сдать: {', '.join(self.course.notebooks)}."
             )
-        late = self.course.due is not None and datetime.now() > self.course.due
-        if late and self.course.refuse_late:
-            self.refuse(403, f"Срок сдачи прошёл ({self.course.due:%Y-%m-%d %H:%M}): работы больше не принимаются.")
+        due = self.course.due_of(student)
+        if due is not None and datetime.now() > due and self.course.refuse_late:
+            self.refuse(403, f"Срок сдачи прошёл ({due:%Y-%m-%d %H:%M}): работы больше не принимаются.")
         wait = self.course.wait_before_next(student)
         if wait:
             self.retry_after = wait
@@ -371,16 +407,30 @@ class ResultPage(Base):
             body = f'<p>{html.escape(STATUS_RU[attempt["status"]])}</p><p><a href="/s/{token}">Назад</a></p>'
             self.finish(page(f"Попытка {attempt['id']}", body))
             return
+        from .export import late_note_ru
+
         feedback = self.course.shown_page(result_of(attempt), attempt["feedback"])
+        feedback = with_late_note(feedback, late_note_ru(self.course.late_policy(), attempt))
         styles = re.findall(r"<style>(.*?)</style>", feedback, re.S)
-        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
+        self.set_header(
+            "Content-Security-Policy",
+            self.settings.get("csp", CSP).replace("style-src 'self'", f"style-src {style_hashes(styles)}"),
+        )
         back = f'<p><a href="/s/{html.escape(token)}">← к списку попыток</a></p>'
         self.finish(feedback.replace("<body>", "<body>" + back, 1))
 
 
 def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
+    from .export import attempt_penalty, late_note_ru
+
     name = course.store.students().get(student, "")
+    policy = course.late_policy()
+    extension = policy.extensions.get(student) if policy else None
     due = f"Срок сдачи: {course.due:%Y-%m-%d %H:%M}." if course.due else ""
+    if extension:
+        note = f" ({extension.note})" if extension.note else ""
+        due += f" Ваш срок продлён до {extension.due:%Y-%m-%d %H:%M}{note}." if extension.due else ""
+        due += f" Штраф за опоздание вам снят{note}." if extension.due is None else ""
     options = "".join(
         f'<option value="{html.escape(n)}">{html.escape(course.notebooks[n].title)} ({html.escape(n)})</option>'
         for n in course.notebooks
@@ -390,9 +440,12 @@ def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
         r = result_of(a)
         score = f"{r.score:g} из {r.max_score:g}" if r and a["status"] == "graded" else ""
         link = f'<a href="/s/{html.escape(token)}/attempt/{a["id"]}">открыть</a>' if a["feedback"] else ""
+        late = attempt_penalty(policy, a)
+        note = late_note_ru(policy, a) if late and late.days > 0 else ""  # an extension is said above, once
+        note = f"<br><span class=note>{html.escape(note)}</span>" if note else " (после срока)" if a["late"] else ""
         rows.append(
             f"<tr><td>{a['id']}</td><td>{html.escape(a['notebook'])}</td>"
-            f"<td>{datetime.fromtimestamp(a['uploaded']):%Y-%m-%d %H:%M}{' (после срока)' if a['late'] else ''}</td>"
+            f"<td>{datetime.fromtimestamp(a['uploaded']):%Y-%m-%d %H:%M}{note}</td>"
             f"<td>{html.escape(STATUS_RU.get(a['status'], a['status']))}</td><td>{score}</td><td>{link}</td></tr>"
         )
     table = (
@@ -459,7 +512,10 @@ class TeacherReview(TeacherBase):
             raise tornado.web.HTTPError(404, "Нет такой проверенной попытки.")
         feedback = instructor_view(pages[student, notebook], result)
         styles = re.findall(r"<style>(.*?)</style>", feedback, re.S)
-        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
+        self.set_header(
+            "Content-Security-Policy",
+            self.settings.get("csp", CSP).replace("style-src 'self'", f"style-src {style_hashes(styles)}"),
+        )
         back = f'<p><a href="/teacher/{html.escape(token)}">← к ходу работы класса</a></p>'
         self.finish(feedback.replace("<body>", "<body>" + back, 1))
 
@@ -475,7 +531,10 @@ class TeacherSimilarity(TeacherBase):
             raise tornado.web.HTTPError(500, "Отчёт о сходстве не получился: причина — в журнале сервера.")
         report = (self.course.store.data / REPORT / "similarity.html").read_text(encoding="utf-8")
         styles = re.findall(r"<style>(.*?)</style>", report, re.S)
-        self.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", f"style-src {style_hashes(styles)}"))
+        self.set_header(
+            "Content-Security-Policy",
+            self.settings.get("csp", CSP).replace("style-src 'self'", f"style-src {style_hashes(styles)}"),
+        )
         self.finish(report)
 
 
@@ -511,6 +570,27 @@ class TeacherExport(TeacherBase):
         self.finish(content)
 
 
+def late_section(course: Course) -> str:
+    """The late policy as the exports apply it (server.export.counted_attempts): per student and
+    notebook, the upload that counts and its penalty, extension or waiver."""
+    from .export import counted_attempts
+
+    policy = course.late_policy()
+    if policy is None:
+        return ""
+    chosen, penalties = counted_attempts(course.store, list(course.notebooks), policy, say=lambda *lines: None)
+    if not penalties:
+        return ""
+    items = "".join(
+        f"<li>{html.escape(student)}/{html.escape(notebook.split('_')[0])}: "
+        f"{json.loads(chosen[student, notebook]['result'])['score']:g} → "
+        f"{p.apply(json.loads(chosen[student, notebook]['result'])['score']):g}. {html.escape(p.reason_ru())}</li>"
+        for (student, notebook), p in sorted(penalties.items())
+        if (student, notebook) in chosen
+    )
+    return f"<h2>Опоздания, продления и снятые штрафы (как в выгрузке)</h2><ul>{items}</ul>"
+
+
 def teacher_page(course: Course, token: str, last: list, best: list, pairs: list[dict] | None = None) -> str:
     from ..classroom.similarity import THRESHOLD
     from ..platforms.analysis import attempted, item_rows, message_cell
@@ -544,6 +624,7 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
         f'<p><a href="/teacher/{esc(token)}/export/moodle">Скачать журнал Moodle (CSV)</a> · '
         f'<a href="/teacher/{esc(token)}/export/feedback">отзывы для Moodle (zip)</a> · '
         f'<a href="/teacher/{esc(token)}/export/canvas">журнал Canvas (CSV)</a></p>',
+        late_section(course),
     ]
     for notebook, course_nb in course.notebooks.items():
         tests = list(course_nb.tests)
@@ -654,9 +735,20 @@ def review_list(course: Course, token: str, last: list, names: dict) -> list[str
     return parts
 
 
-def application(course: Course) -> tornado.web.Application:
+def application(course: Course, tool=None) -> tornado.web.Application:
+    """The server's routes; with `tool` (an LTI tool), its /lti/ routes too, and its pages may be framed by the
+    platforms' pages and keep their xsrf cookie there (SameSite=None; Secure: LTI runs on HTTPS)."""
+    from .lti_web import routes
+
+    extra, csp, cookie = [], CSP, {"httponly": True, "samesite": "Strict"}
+    if tool is not None:
+        course.lti = tool
+        extra = routes()
+        csp = CSP.replace("frame-ancestors 'none'", "frame-ancestors " + (" ".join(tool.origins()) or "'none'"))
+        cookie = {"httponly": True, "samesite": "None", "secure": True}
     return tornado.web.Application(
-        [
+        extra
+        + [
             (r"/style\.css", Style),
             (r"/s/([A-Za-z0-9_-]{1,100})", StudentPage),
             (r"/s/([A-Za-z0-9_-]{1,100})/attempt/([0-9]{1,12})", ResultPage),
@@ -668,8 +760,10 @@ def application(course: Course) -> tornado.web.Application:
             (r"/api/attempt/([0-9]{1,12})", ApiAttempt),
         ],
         course=course,
+        lti=tool,
+        csp=csp,
         xsrf_cookies=True,
-        xsrf_cookie_kwargs={"httponly": True, "samesite": "Strict"},
+        xsrf_cookie_kwargs=cookie,
         default_handler_class=NotFound,
     )
 
