@@ -89,6 +89,18 @@ COMMANDS = [
     (r"\.venv/bin/python -m autograder check notebooks/0[12]_\w+\.ipynb", "run", ""),
     (r"\.venv/bin/python -m autograder bundle --notebooks 01,02 --out hw1-student\.zip", "run", ""),
     (r"git status", "run", ""),
+    (r"\.venv/bin/python -m autograder lti add --data ~/hw1-server .*", "run", ""),
+    (
+        r"\.venv/bin/python -m autograder "
+        r"(demo --out demo-output --notebooks 01|grade demo-output/class .* --extensions .*)",
+        "test:tests/test_late_work.py::test_the_command_docs_instructors_md_shows_runs_on_the_example_class",
+        "### Late work on the example class",
+    ),
+    (
+        r"python -m autograder serve --notebooks 01,02 --data ~/hw1-server --url \S+",
+        "test:tests/test_lti.py::test_login_launch_upload_graded_and_the_score_arrives_at_the_platforms_line_item",
+        '"serve"',
+    ),
     (r"make lint", "run", ""),
     (
         r"\.venv/bin/python -m pytest -n0 -q tests/\S+ -k test_\w+",
@@ -333,6 +345,7 @@ def test_the_quick_commands_run(course):
             assert run.returncode == expected, f"{command}:\n{run.stdout}\n{run.stderr}"
         ran.append(command)
     assert "make help" in ran and (course / "hw1-student.zip").is_file()
+    assert (course / "home" / "hw1-server" / "lti.json").is_file()  # lti add, for Moodle and for Canvas
 
 
 def moodle_download(klass: Path, archive: Path, worksheet: Path, notebooks=("01", "02")) -> None:
