@@ -323,7 +323,11 @@ def shell(course: Path, command: str, cwd: Path | None = None) -> subprocess.Com
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
-        env={**os.environ, "HOME": str(course / "home"), "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"},
+        env={
+            **os.environ,
+            "HOME": str(course / "home"),
+            "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
+        },
     )
 
 
@@ -333,7 +337,10 @@ def runnable(how: str):
 
 def test_the_quick_commands_run(course):
     ran = []
+    venv_stale = subprocess.run(["make", "-q", ".venv/.installed"], cwd=ROOT).returncode != 0
     for command in runnable("run"):
+        if command.startswith("make ") and venv_stale:
+            continue  # it would rebuild .venv, which these tests run in (`make test` rebuilds it first)
         if " -m pytest " in command:
             run = shell(course, command + " --collect-only")
             assert run.returncode == 0 and re.search(r"\b[1-9]\d* (tests? )?(collected|selected)", run.stdout), (
@@ -344,7 +351,7 @@ def test_the_quick_commands_run(course):
             expected = 1 if " check notebooks/" in command else 0  # an untouched notebook fails its tests
             assert run.returncode == expected, f"{command}:\n{run.stdout}\n{run.stderr}"
         ran.append(command)
-    assert "make help" in ran and (course / "hw1-student.zip").is_file()
+    assert ("make help" in ran or venv_stale) and (course / "hw1-student.zip").is_file()
     assert (course / "home" / "hw1-server" / "lti.json").is_file()  # lti add, for Moodle and for Canvas
 
 
