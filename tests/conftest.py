@@ -49,3 +49,18 @@ def private_tmp():
         left += sorted(n for n in os.listdir(folder) if not n.startswith(KEPT_IN_TMP))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def lives_on(pid: int) -> bool:
+    """Whether process `pid` is there and not on its way out: not a zombie and no SIGKILL pending for it.
+    A process sent SIGKILL has it pending from the moment kill() returns until it is gone, so a test can
+    ask this as soon as whatever should kill a process returns, with no pause for the kill to land."""
+    import signal
+
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    pending = int(fields["SigPnd"], 16) | int(fields["ShdPnd"], 16)
+    return fields["State"].strip()[:1] not in ("Z", "X") and not pending & (1 << (signal.SIGKILL - 1))

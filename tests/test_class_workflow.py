@@ -4,9 +4,11 @@ import contextlib
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -122,12 +124,59 @@ def test_bad_shard_option_is_refused(tmp_path):
 
 
 # -- Ctrl-C --------------------------------------------------------------------------------------
-SLOW = "import time\ntime.sleep(0.3)\n"
+class Gate:
+    """A door the sandboxed notebooks wait at, opened by the test: a FIFO in a copy of the course's data
+    folder (the sandbox binds the data folder: BPE_COURSE_DATA). A notebook's `open(GATE).read()` returns
+    once the test has opened the FIFO for writing and closed it again; a test that opens it and holds it
+    learns the moment a notebook arrives (its open returns then) and keeps it there. So a run is stopped
+    midway by events, never by a pause that a busy machine could outlast."""
+
+    def __init__(self, folder: Path):
+        self.data = folder / "data"
+        shutil.copytree(ROOT / "data", self.data)
+        self.path = self.data / "gate"
+        os.mkfifo(self.path, 0o644)
+        self.env = {"BPE_COURSE_DATA": str(self.data)}
+
+    def code(self) -> str:
+        return f"open({str(self.path)!r}).read()\n"
+
+    @contextlib.contextmanager
+    def held(self, guard_seconds=300):
+        """Until a notebook is at the gate (the guard: only if none ever comes); it waits there while held."""
+        opened = []
+        waiter = threading.Thread(target=lambda: opened.append(os.open(self.path, os.O_WRONLY)), daemon=True)
+        waiter.start()
+        waiter.join(guard_seconds)
+        assert opened, "no notebook came to the gate"
+        try:
+            yield
+        finally:
+            os.close(opened[0])
+
+    @contextlib.contextmanager
+    def opened(self):
+        """Every notebook that comes passes."""
+        stop = threading.Event()
+
+        def serve():
+            while not stop.is_set():
+                os.close(os.open(self.path, os.O_WRONLY))  # returns when a notebook opens it: it reads EOF
+
+        door = threading.Thread(target=serve, daemon=True)
+        door.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            unblock = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # the reader its last open waits for
+            door.join()
+            os.close(unblock)
 
 
-def slow_solved():
-    """Notebook 01, solved, with a pause in each exercise: slow enough to be interrupted midway."""
-    return submission(NB, replace={g: SLOW + s for g, s in solution_sources(NB).items() if g != "quiz_answers"})
+def gated_solved(gate: Gate):
+    """Notebook 01, solved, each exercise waiting at the gate first."""
+    return submission(NB, replace={g: gate.code() + s for g, s in solution_sources(NB).items() if g != "quiz_answers"})
 
 
 def graded_in(out):
@@ -172,20 +221,13 @@ def worker_of(pid):
     return next(int(c) for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes())
 
 
-def wait_for_a_sandbox(tmp, process, guard_seconds=300):
-    """Until a sandbox's folder is in `tmp` (the next notebook's kernel is starting)."""
-    deadline = time.monotonic() + guard_seconds
-    while not any(n.startswith(FOLDER_PREFIX) for n in os.listdir(tmp)):
-        assert process.poll() is None and time.monotonic() < deadline, "no sandbox was started"
-        time.sleep(0.05)
-
-
-def interrupt_after_first_result(command, tmp, sig=signal.SIGINT, kill_worker=False, guard_seconds=600):
+def interrupt_after_first_result(command, tmp, gate, sig=signal.SIGINT, kill_worker=False, guard_seconds=600):
     """Start `command` (TMPDIR `tmp`, in cgroups of its own) and send it `sig` (Ctrl-C's SIGINT, or
     SIGTERM) the moment it reports its first graded notebook (read from its output as it comes: no
-    polling, so a busy machine cannot make the test miss it). `kill_worker`: first SIGKILL its worker
-    once the next notebook's sandbox is up, as the class grader does to a worker that does not stop in
-    time (stuck in C code, or the SIGTERM it was sent landed in a `__del__`, which swallows it).
+    polling, so a busy machine cannot make the test miss it); the next notebook waits at `gate`, so the
+    run cannot end first. `kill_worker`: first SIGKILL its worker once the next notebook is at the gate
+    (its sandbox is up), as the class grader does to a worker that does not stop in time (stuck in C
+    code, or the SIGTERM it was sent landed in a `__del__`, which swallows it).
     (process, output, time sent, the sandbox cgroups and folders it left)."""
     with cgroups_of_its_own() as (join, sandboxes):
 
@@ -201,7 +243,7 @@ def interrupt_after_first_result(command, tmp, sig=signal.SIGINT, kill_worker=Fa
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-            env={**os.environ, "TMPDIR": str(tmp)},
+            env={**os.environ, "TMPDIR": str(tmp), **gate.env},
             preexec_fn=first_step,
         )
         lines = []
@@ -209,13 +251,13 @@ def interrupt_after_first_result(command, tmp, sig=signal.SIGINT, kill_worker=Fa
             lines.append(line)
             if f" {NB} " in line and " graded" in line:
                 break
-        if kill_worker:
-            wait_for_a_sandbox(tmp, process)
-            os.kill(worker_of(process.pid), signal.SIGKILL)
-        sent = time.time()
-        assert process.poll() is None, "the class was graded before Ctrl-C could be sent:\n" + "".join(lines)
-        process.send_signal(sig)
-        output, _ = process.communicate(timeout=guard_seconds)
+        with gate.held() if kill_worker else contextlib.nullcontext():
+            if kill_worker:
+                os.kill(worker_of(process.pid), signal.SIGKILL)
+            sent = time.time()
+            assert process.poll() is None, "the class was graded before Ctrl-C could be sent:\n" + "".join(lines)
+            process.send_signal(sig)
+            output, _ = process.communicate(timeout=guard_seconds)
         left = sandboxes() + sorted(n for n in os.listdir(tmp) if n.startswith(FOLDER_PREFIX))
     return process, "".join(lines) + output, sent, left
 
@@ -224,9 +266,11 @@ def interrupt_after_first_result(command, tmp, sig=signal.SIGINT, kill_worker=Fa
 def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_finishes(tmp_path):
     klass, out, work, tmp = tmp_path / "class", tmp_path / "out", tmp_path / "work", tmp_path / "tmp"
     tmp.mkdir()
-    students = [f"s{i}" for i in range(4)]
-    for student in students:
-        write(slow_solved(), klass / student / f"{NB}.ipynb")
+    gate = Gate(tmp_path)
+    students = [f"s{i}" for i in range(4)]  # s0 goes first (one worker) and passes; the others wait at the gate
+    write(submission(NB), klass / students[0] / f"{NB}.ipynb")
+    for student in students[1:]:
+        write(gated_solved(gate), klass / student / f"{NB}.ipynb")
     command = [
         sys.executable,
         "-m",
@@ -243,14 +287,15 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
         "--jobs",
         "1",
     ]
+    environment = {**os.environ, **gate.env}
 
     # 1. the first run is interrupted after its first result: what was graded is kept, and no cgroup or
     #    folder of a sandbox is left, not even of the worker the class grader had to kill
-    process, output, sent, left = interrupt_after_first_result(command, tmp, kill_worker=True)
+    process, output, sent, left = interrupt_after_first_result(command, tmp, gate, kill_worker=True)
     assert process.returncode == 130, output
     assert not left, f"left behind: {left}"
     kept = graded_in(out)
-    assert 1 <= len(kept) < len(students) and all(r["score"] == r["max_score"] for r in kept.values()), output
+    assert list(kept) == [(students[0], NB)] and all(r["score"] == r["max_score"] for r in kept.values()), output
     assert all(t <= sent for t in cache_entries(work).values()), "a result was cached after Ctrl-C"
     # … and nothing that looks final is written for upload: the worksheet is partial, the wide table says so
     assert (
@@ -259,8 +304,9 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
     assert "PARTIAL" in output
     assert "not graded yet" in (out / "grades_wide.csv").read_text(encoding="utf-8")
 
-    # 2. the same command again finishes the class (two workers: nothing here is about timing)
-    rerun = subprocess.run(command[:-1] + ["2"], cwd=ROOT, capture_output=True, text=True)
+    # 2. the same command again finishes the class (two workers, the gate open)
+    with gate.opened():
+        rerun = subprocess.run(command[:-1] + ["2"], cwd=ROOT, capture_output=True, text=True, env=environment)
     assert rerun.returncode == 0, rerun.stdout
     assert f"({len(kept)} from earlier runs)" in rerun.stdout
     assert (out / "moodle_grading_worksheet.csv").exists() and not (
@@ -272,16 +318,19 @@ def test_ctrl_c_keeps_every_grade_caches_nothing_while_stopping_and_a_rerun_fini
     # 3. --force, stopped by SIGTERM as by Ctrl-C: grades.csv keeps every student (old grades where not
     #    regraded yet), nothing is left behind
     first = cache_entries(work)
-    process, output, sent, left = interrupt_after_first_result(command + ["--force"], tmp, signal.SIGTERM)
+    process, output, sent, left = interrupt_after_first_result(command + ["--force"], tmp, gate, signal.SIGTERM)
     assert process.returncode == 130, output
     assert not left, f"left behind: {left}"
     assert graded_in(out) == complete, "an interrupted --force run lost grades"
     regraded = {s for s, t in cache_entries(work).items() if t > max(first.values())}
-    assert 1 <= len(regraded) < len(students)
+    assert regraded == {students[0]}  # the others were waiting at the gate
     assert all(t <= sent for t in cache_entries(work).values())
 
     # 4. running it again regrades exactly what the forced run had not reached
-    resumed = subprocess.run(command[:-1] + ["2", "--force"], cwd=ROOT, capture_output=True, text=True)
+    with gate.opened():
+        resumed = subprocess.run(
+            command[:-1] + ["2", "--force"], cwd=ROOT, capture_output=True, text=True, env=environment
+        )
     assert resumed.returncode == 0, resumed.stdout
     assert f"({len(regraded)} from earlier runs)" in resumed.stdout, resumed.stdout
     assert graded_in(out) == complete

@@ -3,10 +3,14 @@ outside (autograder.wall.host, autograder.wall.session, autograder.wall.cell_out
 states the defence that must hold."""
 
 import json
+import os
+import signal
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import lives_on
 from flood_answers import flooding
 from local_session import remote_of
 
@@ -416,20 +420,38 @@ LEAVE_BEHIND = (
     "runs as root (the uid is dropped only under bubblewrap); not fixed here",
 )
 def test_without_bubblewrap_or_cgroups_nothing_the_notebook_started_outlives_its_sandbox():
-    import os
-    import signal
-    import time
-
     session = KernelSession(Sandbox(mode="limits", cgroups="off")).start()
     try:
         pid = int(session.run_cell(LEAVE_BEHIND).outputs[0].text)
     finally:
         session.close()
-    time.sleep(0.5)
-    left = os.path.exists(f"/proc/{pid}") and b"-P" in open(f"/proc/{pid}/cmdline", "rb").read()
+    left = outlives(pid)  # read when close() returns: no wait for the kill to take effect
     if left:
         os.kill(pid, signal.SIGKILL)  # the test's own leftover
     assert not left
+
+
+def outlives(pid: int) -> bool:
+    """Whether the sandbox's process `pid` (a sandboxed Python: `-P` on its command line) lives on (lives_on)."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return b"-P" in command and lives_on(pid)
+
+
+def test_outlives_tells_a_process_sent_sigkill_from_one_that_lives_on():
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-P", "-c", "import time; time.sleep(600)"])
+    try:
+        assert outlives(child.pid)
+        child.kill()
+        assert not outlives(child.pid)  # pending, a zombie or gone: decided as kill() returns
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_a_timed_call_that_returns_a_generator_is_refused_its_work_would_come_after_the_clock():

@@ -8,7 +8,7 @@ import pytest
 from local_session import remote_of
 
 from autograder.wall.remote import KernelGone
-from autograder.wall.sandbox import Sandbox
+from autograder.wall.sandbox import Sandbox, bwrap_works
 from autograder.wall.session import KernelDied, KernelSession, KernelStuck
 from bpe_course import checks
 
@@ -339,17 +339,21 @@ def test_the_cgroups_of_a_killed_worker_are_removed_later_and_a_busy_one_never()
     left, busy = cgroup.SandboxCgroup.create(GiB, 1, 64), cgroup.SandboxCgroup.create(GiB, 1, 64)
     for folder in left.folders + busy.folders:  # both an hour old, as after a SIGKILLed worker
         os.utime(folder, (time.time() - 2 * cgroup.STALE_SECONDS,) * 2)
+    joined, said = os.pipe()
     pid = os.fork()
     if pid == 0:  # a process still in `busy`
         cgroup.join(busy.procs_files)
+        os.write(said, b"in")  # the moment it is in
         time.sleep(60)
         os._exit(0)
+    os.close(said)
     try:
-        while not all(str(pid) in (f / "cgroup.procs").read_text().split() for f in busy.folders):
-            time.sleep(0.01)
+        assert os.read(joined, 2) == b"in"
+        assert all(str(pid) in (f / "cgroup.procs").read_text().split() for f in busy.folders)
         cgroup.SandboxCgroup.create(GiB, 1, 64).remove()
         assert not any(f.exists() for f in left.folders) and all(f.exists() for f in busy.folders)
     finally:
+        os.close(joined)
         busy.remove()
         left.remove()
         os.waitpid(pid, 0)
@@ -441,3 +445,23 @@ def test_frames_for_other_requests_while_the_grader_waits_are_dropped_and_the_an
         "def slow_double(x):\n    noise()\n    return 2 * x",
     )
     assert remote_of(kernel).call("slow_double", (21,), {}) == 42
+
+
+@pytest.mark.skipif(not bwrap_works(), reason="needs bubblewrap")
+def test_a_venv_reached_through_a_symlink_still_starts_the_sandboxed_kernel(tmp_path):
+    """bubblewrap binds the venv by its real path: the kernel is started from there, not through the link
+    (a checkout whose .venv is a link, a home behind one), which the sandbox does not have."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from conftest import ROOT
+
+    (tmp_path / "venv").symlink_to(Path(sys.prefix).resolve())
+    run = subprocess.run(
+        [str(tmp_path / "venv" / "bin" / "python"), "-m", "autograder", "check", "notebooks/01_hand_example.ipynb"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 1 and "0 из 17 (проверен)" in run.stdout, run.stdout  # ran, and an untouched one fails

@@ -129,6 +129,12 @@ class ClassGrader:
             (s, n) for s in students for n in self.notebooks if (s, n) not in known and n in found.students[s]
         ]
         outcome.seconds = time.monotonic() - started
+        try:
+            gradebook.name_students(self.course.root, self.names)
+        except Exception as e:  # the names in formgrader stay as they were; the grades are written
+            outcome.problems.append(
+                Problem("gradebook.db", "", f"the students' names could not be updated: {type(e).__name__}: {e}")
+            )
         write_outputs(outcome, self.notebooks, out, html if self.feedback else None, self.settings, work=self.work)
         if narrowed:
             try:

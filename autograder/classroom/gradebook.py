@@ -14,20 +14,44 @@ import json
 import os
 import re
 import shutil
+import unicodedata
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
 
+from ..course.course import PreparedCourse
 from ..notebook.results import BROKEN, GRADED, Result, safe_strings
 
 SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")  # shown as text, or decoded as an image
 
 
+# what a name from the LMS may not bring into formgrader: control and format characters (bidi overrides and
+# isolates, zero-width marks: they reorder or hide what the instructor reads), line and paragraph separators
+UNSHOWN = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
+NAME_CHARS = 200
+
+
+def shown_name(name) -> str:
+    """A student's name (a value the student controls in the LMS) as formgrader may show it: without
+    UNSHOWN characters, `<` and `>` as ‹ and › (formgrader's submission page puts the name into its HTML
+    unescaped), runs of spaces as one, at most NAME_CHARS characters."""
+    text = "".join(
+        " " if ch.isspace() else ch for ch in str(name or "") if ch.isspace() or unicodedata.category(ch) not in UNSHOWN
+    )
+    return " ".join(text.translate({ord("<"): "‹", ord(">"): "›"}).split())[:NAME_CHARS].strip()
+
+
 def split_name(name: str) -> tuple[str | None, str | None]:
-    """(first name, last name) for formgrader's student list, from a roster name."""
-    parts = (name or "").split()
+    """(first name, last name) for formgrader's student list ("last, first"), from a name as the LMS gives
+    it: "Last, First" (Moodle's full name in that format, Canvas's sortable name) at the first comma, else
+    "First … Last" at the last space; a single word is the last name. Sanitised by `shown_name`."""
+    text = shown_name(name)
+    if "," in text:
+        last, first = (part.strip() for part in text.split(",", 1))
+        return (first or None, last or None) if first or last else (None, None)
+    parts = text.split()
     return (" ".join(parts[:-1]) or None, parts[-1]) if parts else (None, None)
 
 
@@ -98,12 +122,14 @@ KEPT = "gradebook.kept.json"  # beside gradebook.db: the notebooks it was narrow
 
 
 def gradebook_state(course_root: Path, wanted: list[str]) -> list:
-    """What keep_assignments' work depends on: the notebooks wanted and gradebook.db as it is now."""
+    """What keep_assignments' work depends on: the notebooks wanted, gradebook.db as it is now and the
+    assignments formgrader lists (the folders of source/)."""
     try:
         stat = (Path(course_root) / "gradebook.db").stat()
+        listed = sorted(p.name for p in (Path(course_root) / "source").iterdir())
     except OSError:
         return [sorted(wanted), None]
-    return [sorted(wanted), [stat.st_ino, stat.st_size, stat.st_mtime_ns]]
+    return [sorted(wanted), [stat.st_ino, stat.st_size, stat.st_mtime_ns], listed]
 
 
 def remember_kept(course_root: Path, wanted: list[str]) -> None:
@@ -112,12 +138,43 @@ def remember_kept(course_root: Path, wanted: list[str]) -> None:
     (Path(course_root) / KEPT).write_text(json.dumps(gradebook_state(course_root, wanted)), encoding="utf-8")
 
 
+NAMED = "gradebook.names.json"  # beside gradebook.db: the roster's names as it last gave them to the gradebook
+
+
+def name_students(course_root: Path, names: dict[str, str]) -> None:
+    """The gradebook's students named as the roster names them now: a student graded in an earlier run
+    (whose result comes from the cache, so `record` does not see it again) gets the name a later run's
+    roster gives — Moodle's worksheet given only on the rerun, a name changed in the LMS. Nothing is
+    opened (nor nbgrader imported) when the roster is as it was last time."""
+    path = Path(course_root) / NAMED
+    try:
+        given = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        given = {}
+    changed = {student: name for student, name in names.items() if given.get(student) != name}
+    if not changed:
+        return
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(f"sqlite:///{Path(course_root) / 'gradebook.db'}") as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for student, name in changed.items():
+            try:
+                entry = gb.find_student(student)
+            except MissingEntry:
+                continue  # not graded yet: `record` names it
+            entry.first_name, entry.last_name = split_name(name)
+        gb.db.commit()
+    path.write_text(json.dumps({**given, **names}, ensure_ascii=False), encoding="utf-8")
+
+
 def keep_assignments(course_root: Path, wanted: list[str], generate) -> None:
-    """formgrader totals every assignment in the gradebook for a student's maximum: keep the ones
-    being graded (`wanted`) and those this work folder already graded, take out the rest (the
-    prepared course holds every notebook of the course), and put back with `generate(names)` a
-    wanted one that an earlier run with other notebooks took out. Nothing to do when the gradebook is
-    as the last run left it for the same notebooks (remember_kept)."""
+    """formgrader totals every assignment in the gradebook for a student's maximum, and lists every
+    source notebook as an assignment: keep the ones being graded (`wanted`) and those this work folder
+    already graded, take out the rest (the prepared course holds every notebook of the course) — from
+    the gradebook, and their source notebooks aside (PreparedCourse.show_only) — and put back with
+    `generate(names)` a wanted one that an earlier run with other notebooks took out. Nothing to do when
+    the gradebook is as the last run left it for the same notebooks (remember_kept)."""
     try:
         if json.loads((Path(course_root) / KEPT).read_text(encoding="utf-8")) == gradebook_state(course_root, wanted):
             return
@@ -132,6 +189,7 @@ def keep_assignments(course_root: Path, wanted: list[str], generate) -> None:
         for name, submissions in present.items():
             if name not in wanted and not submissions:
                 gb.remove_assignment(name)
+    PreparedCourse(course_root).show_only({*wanted, *(name for name, n in present.items() if n)})
     missing = [name for name in wanted if name not in present]
     if missing:
         generate(missing)

@@ -52,7 +52,7 @@ class Assignment:
 def grade_class(submissions: Path, out: Path, work: Path, assignment: Assignment) -> int:
     """The whole pipeline (see the module's docstring); returns the exit code."""
     found = collect(submissions, out, assignment)
-    name_students(found, out, assignment.exports.worksheet)
+    name_students(found, out, assignment.exports.worksheet, assignment.exports.gradebook)
     keep_assignment_notebooks(found, assignment.notebooks)
     if not found.students:
         say(f"no student folders in {submissions} (expected {submissions}/<student_id>/<notebook>.ipynb)")
@@ -115,12 +115,17 @@ def unpack(archive: Path, out: Path, lms: str, pattern: str, renames: dict | Non
     return dest, problems
 
 
-def name_students(found: Class, out: Path, worksheet) -> None:
+def name_students(found: Class, out: Path, worksheet, gradebook: str = "") -> None:
     """With Moodle's worksheet, the roster takes the names as Moodle shows them (the zip's went
-    through clean_filename)."""
-    if worksheet:
+    through clean_filename); with Canvas's gradebook export, its Student column (a Canvas zip names
+    students by login)."""
+    names = worksheet.names() if worksheet else {}
+    if gradebook:
+        people = lms_files.read_canvas_gradebook(Path(gradebook), "")
+        names.update({uid: row["Student"] for uid, row in people.items() if row["Student"].strip()})
+    named = {pid: name for pid, name in names.items() if pid in found.students}
+    if named:
         out.mkdir(parents=True, exist_ok=True)
-        named = {pid: name for pid, name in worksheet.names().items() if pid in found.students}
         write_roster({**read_roster(out), **named}, out)
 
 

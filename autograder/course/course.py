@@ -22,6 +22,15 @@ SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 CONFIG = Path(__file__).resolve().parents[1] / "nbgrader_config.py"
 DEMO_TAG = "demo"  # a lesson cell that grading may skip while the student left it unchanged
+NOT_ASSIGNED = "source-not-assigned"  # the prepared course's source notebooks of no graded assignment
+# What the prepared course's nbgrader_config.py adds to the course's own: an exchange inside the course
+# directory, which exists, so formgrader shows no "exchange directory does not exist" banner (the grader
+# never releases or collects through it). Relative to the file, so a copied course keeps working.
+PREPARED_CONFIG = """
+import os  # noqa: E402
+
+c.Exchange.root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exchange")
+"""
 
 
 class CourseError(RuntimeError):
@@ -121,7 +130,7 @@ class CourseNotebook:
 
 def course_digest(solutions: Path = SOLUTIONS) -> str:
     """A hash of everything the prepared course is made from (solutions/ and the nbgrader config)."""
-    h = hashlib.sha256(CONFIG.read_bytes())
+    h = hashlib.sha256(CONFIG.read_bytes() + PREPARED_CONFIG.encode())
     for name in course_notebooks(solutions):
         h.update(name.encode())
         h.update((solutions / f"{name}.ipynb").read_bytes())
@@ -171,8 +180,9 @@ class PreparedCourse:
         if not self.gradebook.exists() and (template / ".prepared").exists():
             shutil.copytree(template, self.root, dirs_exist_ok=True)  # a fresh work folder: no grades to keep
             return self
+        fresh = not self.gradebook.exists()
         self.generate(digest)
-        if not (template / ".prepared").exists():
+        if fresh and not (template / ".prepared").exists():  # never a gradebook with a class's grades in it
             try:
                 staging = template.with_name(f"{template.name}.{os.getpid()}.tmp")
                 shutil.copytree(self.root, staging, ignore=shutil.ignore_patterns("autograded", "submitted"))
@@ -185,7 +195,9 @@ class PreparedCourse:
         """Generate every assignment with nbgrader (an existing gradebook keeps its grades)."""
         use_venv_tools()
         self.root.mkdir(parents=True, exist_ok=True)
-        shutil.copy(CONFIG, self.root / "nbgrader_config.py")
+        (self.root / "nbgrader_config.py").write_bytes(CONFIG.read_bytes() + PREPARED_CONFIG.encode())
+        (self.root / "exchange").mkdir(exist_ok=True)
+        shutil.rmtree(self.root / NOT_ASSIGNED, ignore_errors=True)  # every notebook comes back to source/, new
         for name in course_notebooks(self.solutions):
             target = self.root / "source" / name / f"{name}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -215,5 +227,24 @@ class PreparedCourse:
     def released(self, name: str) -> Path:
         return self.root / "release" / name / f"{name}.ipynb"
 
+    def source(self, name: str) -> Path:
+        """The folder of `name`'s source notebook: source/NAME, or NOT_ASSIGNED/NAME where show_only put it."""
+        folder, aside = self.root / "source" / name, self.root / NOT_ASSIGNED / name
+        return aside if not folder.is_dir() and aside.is_dir() else folder
+
+    def show_only(self, names) -> None:
+        """formgrader lists every folder of source/ as an assignment (with 0 submissions where none was
+        graded): the source notebooks not in `names` go to NOT_ASSIGNED/, and those of `names` an earlier
+        run put there come back (nbgrader's generate_assignment reads them in source/)."""
+        source, aside = self.root / "source", self.root / NOT_ASSIGNED
+        for folder in sorted(source.iterdir()) if source.is_dir() else ():
+            if folder.is_dir() and folder.name not in names:
+                aside.mkdir(exist_ok=True)
+                shutil.rmtree(aside / folder.name, ignore_errors=True)
+                folder.rename(aside / folder.name)
+        for name in names:
+            if (aside / name).is_dir() and not (source / name).exists():
+                (aside / name).rename(source / name)
+
     def notebook(self, name: str) -> CourseNotebook:
-        return CourseNotebook.load(name, self.root / "source" / name, self.released(name))
+        return CourseNotebook.load(name, self.source(name), self.released(name))

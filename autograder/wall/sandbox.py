@@ -234,7 +234,7 @@ class Sandbox(LoggingConfigurable):
             "tmp_bytes": self.tmp_bytes,
             "env": self.kernel_env(workdir),
             "read_only": [*self.default_read_only_paths(), *self.read_only_paths],
-            "kernel": [sys.executable, "-P", "-c", BOOTSTRAP, str(fd)],
+            "kernel": [python_inside(), "-P", "-c", BOOTSTRAP, str(fd)],
         }
         path = folder / "sandbox.json"
         path.write_text(json.dumps(config), encoding="utf-8")
@@ -341,7 +341,7 @@ def bwrap_command(config: dict, kernel: list[str]) -> list[str]:
     # its work folder is in its own size-limited /tmp: nothing it writes reaches the host's disks
     args += ["--perms", "0777", "--dir", "/tmp/work", "--chdir", "/tmp/work", "--"]
     return args + [
-        sys.executable,
+        python_inside(),
         "-c",
         DROP_PRIVILEGES,
         str(config["uid"]),
@@ -350,6 +350,16 @@ def bwrap_command(config: dict, kernel: list[str]) -> list[str]:
         "--",
         *kernel,
     ]
+
+
+def python_inside() -> str:
+    """This Python as the sandbox sees it: sys.executable under the resolved sys.prefix. The sandbox binds
+    resolved paths, so a venv reached through a symlink (a linked .venv, a home behind a link) is there
+    only under its real path; run from it, that path still starts this venv."""
+    try:
+        return str(Path(sys.prefix).resolve() / Path(sys.executable).relative_to(sys.prefix))
+    except ValueError:
+        return sys.executable
 
 
 def die_with_parent() -> None:
