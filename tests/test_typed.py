@@ -2,6 +2,7 @@
 typed messages between the course server and its grading workers, and no HTML built in f-strings."""
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,3 +40,87 @@ def test_jobs_has_one_default():
     assert Assignment().jobs is None
     assert parser().parse_args(["grade", "subs"]).jobs is None
     assert parser().parse_args(["demo"]).jobs is None
+
+
+# -- the server ↔ worker messages --------------------------------------------------------------------
+def a_result():
+    from autograder.notebook.results import CellChange, Result, TestResult
+
+    return Result(
+        "1001",
+        "01_bytes",
+        3.5,
+        5,
+        "graded",
+        "a message",
+        tests=[TestResult("test_a", 3.5, 5, "почти")],
+        review=["look"],
+        changes=[CellChange("edited", "test_a", "x")],
+    )
+
+
+def test_the_server_worker_messages_round_trip_through_their_plain_form():
+    import pickle
+
+    from autograder.server.messages import JOBS, REPLIES, Graded, GradeJob
+
+    job = GradeJob(attempt="7-1", student="1001", name="Иван", notebook="01_bytes", content=b"{\xff}", max_score=5)
+    for message, kinds in [(job, JOBS), (Graded(result=a_result(), feedback="<p>page</p>"), REPLIES)]:
+        wire = pickle.loads(pickle.dumps(message.to_wire()))  # as the queue keeps it
+        assert type(message).from_wire(wire, kinds) == message
+        assert wire["kind"] == message.kind
+        assert "autograder" not in pickle.dumps(wire).decode("latin-1")  # no class of ours waits in the queue
+    assert Graded.from_wire({"kind": "graded", "result": a_result().to_dict()}).feedback is None
+
+
+def test_a_message_of_the_wrong_kind_field_or_type_is_refused():
+    import pytest
+
+    from autograder.server.messages import JOBS, REPLIES, Graded, GradeJob, MessageError
+
+    job = GradeJob(attempt="7-1", student="1001", name="", notebook="01_bytes", content=b"{}", max_score=5).to_wire()
+    graded = Graded(result=a_result()).to_wire()
+    bad = [
+        (job, REPLIES),  # a job where an answer is expected
+        (graded, JOBS),
+        ({**job, "kind": "grade!"}, JOBS),
+        ({k: v for k, v in job.items() if k != "content"}, JOBS),  # a field missing
+        ({**job, "extra": 1}, JOBS),  # a field it has not
+        ({**job, "content": "{}"}, JOBS),  # text where bytes go
+        ({**job, "max_score": "5"}, JOBS),
+        ({**graded, "feedback": 3}, REPLIES),
+        ({**graded, "result": {"score": 1}}, REPLIES),  # no result
+        ({**graded, "result": [1]}, REPLIES),
+        ([job], JOBS),
+        ((1, "1001"), JOBS),  # the old positional job
+    ]
+    for raw, kinds in bad:
+        with pytest.raises(MessageError):
+            GradeJob.from_wire(raw, kinds)
+
+
+def test_the_server_records_a_malformed_answer_as_a_graders_error(tmp_path):
+    from autograder.server.store import Store
+    from autograder.server.web import Course
+
+    store = Store(tmp_path)
+    course = Course(store, None, None, [], data=tmp_path)
+    graded = course.graded({"result": {"status": "graded"}, "feedback": None}, "1001", "01_bytes")
+    assert graded.result.status == "error" and "not a graded result" in graded.result.message
+
+
+def test_no_untyped_dict_crosses_the_server_worker_boundary():
+    """The queue's job is called with a GradeJob's plain form and returns a Graded's; the server reads an
+    answer only through Graded.from_wire, and the store records a Graded."""
+    import inspect
+
+    from autograder.server import queue, store, web
+
+    assert "GradeJob.from_wire(" in inspect.getsource(queue.register)
+    assert "graded.to_wire()" in inspect.getsource(queue.register)
+    assert inspect.signature(queue.Grading.grade).return_annotation.__name__ == "Graded"
+    assert inspect.signature(store.Store.record).parameters["graded"].annotation.__name__ == "Graded"
+    source = inspect.getsource(web)
+    assert ".to_wire()" in inspect.getsource(web.Course.enqueue) and "self.task.s(wire.to_wire()" in source
+    assert re.search(r"store\.record\(job, self\.graded\(answer", source)
+    assert not re.search(r"\[[\"'](result|feedback)[\"']\]", inspect.getsource(queue) + inspect.getsource(store))

@@ -27,9 +27,10 @@ from tornado import httputil
 from ..classroom.cache import file_key
 from ..course.bundle import HIDDEN
 from ..notebook.feedback import STYLE, render_test, student_label, with_late_note
-from ..notebook.results import TestResult, result_from_dict
+from ..notebook.results import ERROR, Result, TestResult, result_from_dict
 from ..platforms.report import test_report
 from . import store as records
+from .messages import Graded, GradeJob, MessageError
 from .queue import HEARTBEAT, LEASE, RUNNING
 
 CSP = "default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -183,7 +184,10 @@ class Course:
         job = f"{attempt}-{time.time_ns()}"
         self.store.set_task(attempt, job)
         max_score = self.notebooks[notebook].max_score
-        self.huey.enqueue(self.task.s(job, student, name, notebook, content, max_score, id=job))
+        wire = GradeJob(
+            attempt=job, student=student, name=name, notebook=notebook, content=content, max_score=max_score
+        )
+        self.huey.enqueue(self.task.s(wire.to_wire(), id=job))
         return job
 
     def requeue(self, attempt: int, student: str, notebook: str, sha: str, job: str) -> None:
@@ -204,7 +208,7 @@ class Course:
             answer = self.huey.result(job, preserve=True)
             beat = self.huey.get(RUNNING + job, peek=True) if answer is None else None
             if answer is not None:
-                self.store.record(job, answer)
+                self.store.record(job, self.graded(answer, student, notebook))
                 self.graded_changed()
                 self.huey.result(job)  # now kept in server.db: drop it from the queue's store
                 self.huey.get(RUNNING + job)
@@ -212,6 +216,15 @@ class Course:
                 self.requeue(attempt, student, notebook, sha, job)  # its worker died (another host, or killed)
             elif beat is not None:
                 self.store.mark_running(job)
+
+    def graded(self, wire, student: str, notebook: str) -> Graded:
+        """A job's answer as its worker sent it: its Graded, or a grader's error if it is none."""
+        try:
+            return Graded.from_wire(wire)
+        except MessageError as e:
+            reason = f"the grading worker's answer is not a graded result: {e}"
+            known = self.notebooks.get(notebook)
+            return Graded(result=Result(student, notebook, 0, known.max_score if known else 0, ERROR, reason))
 
     def recover(self) -> int:
         """After a stop at any moment: a job neither answered nor waiting in the queue is queued again —
