@@ -124,3 +124,52 @@ def test_no_untyped_dict_crosses_the_server_worker_boundary():
     assert ".to_wire()" in inspect.getsource(web.Course.enqueue) and "self.task.s(wire.to_wire()" in source
     assert re.search(r"store\.record\(job, self\.graded\(answer", source)
     assert not re.search(r"\[[\"'](result|feedback)[\"']\]", inspect.getsource(queue) + inspect.getsource(store))
+
+
+# -- no HTML built in f-strings -----------------------------------------------------------------------
+TAGS = (
+    "html head body title meta link style script p a div span table tr td th thead tbody caption h1 h2 h3 h4 "
+    "ul ol li pre code b i em strong br hr img form input button select option label mark details summary small"
+)
+HTML_TAG = re.compile(r"<(!DOCTYPE\b|/?(" + "|".join(TAGS.split()) + r")(\s[^<>]*)?/?>)", re.I)
+# modules whose HTML is still built in f-strings (issue 42 item 4, not yet done): each must still hold some,
+# so that this list only shrinks
+NOT_YET_TEMPLATED = {
+    "autograder/notebook/feedback.py",
+    "autograder/platforms/analysis.py",
+    "autograder/classroom/similarity.py",
+}
+
+
+def html_in_fstrings(tree) -> list[int]:
+    """The lines of f-strings whose literal text holds an HTML tag (an f-string's text joined as written)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+            if HTML_TAG.search(text):
+                found.append(node.lineno)
+    return found
+
+
+def test_html_is_built_in_templates_not_in_fstrings():
+    built = {str(path.relative_to(ROOT)): html_in_fstrings(tree) for path, tree in sources()}
+    offenders = {path: lines for path, lines in built.items() if lines and path not in NOT_YET_TEMPLATED}
+    assert not offenders, f"HTML in f-strings (use a template with autoescape): {offenders}"
+    done = sorted(path for path in NOT_YET_TEMPLATED if not built.get(path))
+    assert not done, f"templated now: remove from NOT_YET_TEMPLATED: {done}"
+
+
+def test_the_fstring_scan_finds_html_and_only_html():
+    caught = ast.parse('x = f\'<p class="a">{v}</p>\'\ny = f"<!DOCTYPE html>{v}"\nz = f"<td>{a}" + "b"')
+    assert html_in_fstrings(caught) == [1, 2, 3]
+    spared = ast.parse('x = f"{a} < {b} > c"\ny = "<p>plain string</p>"\nz = f"{d}/<student_id>/<notebook>.html"')
+    assert html_in_fstrings(spared) == []
+
+
+def test_the_server_escapes_what_its_templates_show():
+    from autograder.server.web import render
+
+    page = render("error.html", title="<t>", status=400, reason="<script>alert('x')</script> & \"q\"", back="")
+    assert "<script>" not in page and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &quot;q&quot;" in page
+    assert "<title>&lt;t&gt;</title>" in page and "к странице проверки" not in page

@@ -1,0 +1,25 @@
+"""The grader's HTML pages are templates (Tornado's engine) with autoescape: every `{{ value }}` is escaped
+by `escape` (html.escape, quotes too) unless a template says `{% raw value %}` — only for HTML the grader
+itself made (a page's block rendered by another template, pygments' highlighted code, the xsrf field).
+Whitespace runs in a template's own text are made one space (`oneline`), and a page is stripped of the
+space its file's last newline leaves."""
+
+import html
+from pathlib import Path
+
+from tornado.template import Loader
+
+
+def escape(value) -> str:
+    """The templates' autoescape: html.escape, quotes too, of the text Tornado hands it as UTF-8."""
+    return html.escape(value.decode("utf-8") if isinstance(value, bytes) else str(value))
+
+
+class Templates:
+    """The templates of one folder; `render(template, **values)` gives a page or a block of one, as text."""
+
+    def __init__(self, folder: Path):
+        self.loader = Loader(str(folder), autoescape="escape", whitespace="oneline")
+
+    def render(self, template: str, **values) -> str:
+        return self.loader.load(template).generate(escape=escape, **values).decode("utf-8").strip()
