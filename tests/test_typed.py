@@ -190,6 +190,27 @@ def test_the_feedback_pages_blocks_escape_what_the_student_and_the_tests_wrote()
     assert f"<li>{shown}</li>" in review and "<script>" not in review
 
 
+# -- the session, split by job ------------------------------------------------------------------------
+def test_the_session_is_split_by_job_and_its_memory_mark_is_typed():
+    """wall/session.py starts and watches the sandbox's processes; the socket's frames are wall/channel.py's,
+    the memory and CPU figures wall/accounting.py's; the memory mark is a dataclass, not a dict of strings."""
+    import dataclasses
+
+    from autograder.wall import accounting, channel, session
+
+    own = lambda module, cls: {n for n, v in vars(cls).items() if callable(v) and v.__module__ == module.__name__}
+    assert {"exchange", "send", "answer", "read_frame", "receive", "count_reading"} <= own(channel, channel.Channel)
+    assert {"memory_mark", "memory_growth", "memory_sample", "cpu_clock"} <= own(accounting, accounting.Accounting)
+    assert not own(session, session.KernelSession) & (
+        own(channel, channel.Channel) | own(accounting, accounting.Accounting)
+    )
+    assert issubclass(session.KernelSession, (channel.Channel, accounting.Accounting))
+    assert dataclasses.is_dataclass(accounting.MemoryMark)
+    source = Path(accounting.__file__).read_text()
+    assert 'mark["' not in source and "mark.get(" not in source
+    assert "select" not in Path(session.__file__).read_text().split('"""', 2)[2]  # no socket reading left there
+
+
 def test_a_lone_surrogate_passes_a_template_for_the_page_to_escape():
     from autograder.notebook.feedback import render_test
     from autograder.notebook.results import TestResult, safe_text
