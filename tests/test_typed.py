@@ -62,10 +62,10 @@ def a_result():
 def test_the_server_worker_messages_round_trip_through_their_plain_form():
     import pickle
 
-    from autograder.server.messages import JOBS, REPLIES, Graded, GradeJob
+    from autograder.server.messages import TO_SERVER, TO_WORKER, Graded, GradeJob
 
     job = GradeJob(attempt="7-1", student="1001", name="Иван", notebook="01_bytes", content=b"{\xff}", max_score=5)
-    for message, kinds in [(job, JOBS), (Graded(result=a_result(), feedback="<p>page</p>"), REPLIES)]:
+    for message, kinds in [(job, TO_WORKER), (Graded(result=a_result(), feedback="<p>page</p>"), TO_SERVER)]:
         wire = pickle.loads(pickle.dumps(message.to_wire()))  # as the queue keeps it
         assert type(message).from_wire(wire, kinds) == message
         assert wire["kind"] == message.kind
@@ -76,23 +76,23 @@ def test_the_server_worker_messages_round_trip_through_their_plain_form():
 def test_a_message_of_the_wrong_kind_field_or_type_is_refused():
     import pytest
 
-    from autograder.server.messages import JOBS, REPLIES, Graded, GradeJob, MessageError
+    from autograder.server.messages import TO_SERVER, TO_WORKER, Graded, GradeJob, MessageError
 
     job = GradeJob(attempt="7-1", student="1001", name="", notebook="01_bytes", content=b"{}", max_score=5).to_wire()
     graded = Graded(result=a_result()).to_wire()
     bad = [
-        (job, REPLIES),  # a job where an answer is expected
-        (graded, JOBS),
-        ({**job, "kind": "grade!"}, JOBS),
-        ({k: v for k, v in job.items() if k != "content"}, JOBS),  # a field missing
-        ({**job, "extra": 1}, JOBS),  # a field it has not
-        ({**job, "content": "{}"}, JOBS),  # text where bytes go
-        ({**job, "max_score": "5"}, JOBS),
-        ({**graded, "feedback": 3}, REPLIES),
-        ({**graded, "result": {"score": 1}}, REPLIES),  # no result
-        ({**graded, "result": [1]}, REPLIES),
-        ([job], JOBS),
-        ((1, "1001"), JOBS),  # the old positional job
+        (job, TO_SERVER),  # a job where an answer is expected
+        (graded, TO_WORKER),
+        ({**job, "kind": "grade!"}, TO_WORKER),
+        ({k: v for k, v in job.items() if k != "content"}, TO_WORKER),  # a field missing
+        ({**job, "extra": 1}, TO_WORKER),  # a field it has not
+        ({**job, "content": "{}"}, TO_WORKER),  # text where bytes go
+        ({**job, "max_score": "5"}, TO_WORKER),
+        ({**graded, "feedback": 3}, TO_SERVER),
+        ({**graded, "result": {"score": 1}}, TO_SERVER),  # no result
+        ({**graded, "result": [1]}, TO_SERVER),
+        ([job], TO_WORKER),
+        ((1, "1001"), TO_WORKER),  # the old positional job
     ]
     for raw, kinds in bad:
         with pytest.raises(MessageError):

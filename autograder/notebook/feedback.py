@@ -25,7 +25,7 @@ from ..course.cells import grade_id, is_solution, is_test
 from .results import BROKEN, ERROR, GRADED, MISSING, Result, safe_text
 from .templating import Templates
 
-TEMPLATES = Templates(Path(__file__).parent / "templates")
+FEEDBACK_TEMPLATES = Templates(Path(__file__).parent / "templates")
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_TEXT = 20_000
@@ -77,11 +77,11 @@ def render_outputs(outputs) -> str:
             text = text[:MAX_TEXT] + f"\n… (обрезано: всего {len(text)} символов)"
         if kind:
             shown.append((kind, text))
-    return TEMPLATES.render("outputs.html", outputs=shown)
+    return FEEDBACK_TEMPLATES.render("outputs.html", outputs=shown)
 
 
 def render_test(test) -> str:
-    return TEMPLATES.render("test.html", test=test, passed=test.score >= test.max_score)
+    return FEEDBACK_TEMPLATES.render("test.html", test=test, passed=test.score >= test.max_score)
 
 
 def student_label(student: str, name: str = "") -> str:
@@ -135,7 +135,7 @@ def with_late_note(page: str, text: str) -> str:
     """The page with `text` (the late policy's word) under its total."""
     if not text:
         return page
-    block = TEMPLATES.render("late_note.html", text=text)
+    block = FEEDBACK_TEMPLATES.render("late_note.html", text=text)
     at = page.find('<p class="total">')
     end = page.find("</p>", at) if at >= 0 else -1
     if end < 0:
@@ -146,7 +146,7 @@ def with_late_note(page: str, text: str) -> str:
 def review_section(result: Result) -> str:
     """The block only the instructor reads: what the result lists For review (what the submission did to the
     course's graded cells, code reaching for the grading machinery, figures the grader could not prove)."""
-    return TEMPLATES.render("review.html", lines=result.review)
+    return FEEDBACK_TEMPLATES.render("review.html", lines=result.review)
 
 
 def instructor_view(page: str, result: Result) -> str:
@@ -167,7 +167,7 @@ def page(result: Result, formatter: HtmlFormatter, title: str, name: str, blocks
     """The page: its head and total, then each block (None: the notebook was not graded; what to do instead,
     in Russian, then the technical reason, in Russian where the grader gave one: a broken file's)."""
     return safe_text(
-        TEMPLATES.render(
+        FEEDBACK_TEMPLATES.render(
             "feedback.html",
             result=result,
             style=STYLE + formatter.get_style_defs(".highlight"),

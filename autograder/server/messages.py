@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from ..notebook.results import Result, result_from_dict
 
-JOBS: dict = {}  # kind → message class (server → worker)
-REPLIES: dict = {}  # kind → message class (worker → server)
+TO_WORKER: dict = {}  # kind → message class (server → worker)
+TO_SERVER: dict = {}  # kind → message class (worker → server)
 
 
 class MessageError(ValueError):
@@ -84,7 +84,7 @@ def _read(hint, raw, where: str):
 
 
 def message(kind: str, table: dict):
-    """Register a frozen dataclass as the message of `kind` in `table` (JOBS or REPLIES)."""
+    """Register a frozen dataclass as the message of `kind` in `table` (TO_WORKER or TO_SERVER)."""
 
     def register(cls):
         cls = dataclass(frozen=True, kw_only=True)(cls)
@@ -95,7 +95,7 @@ def message(kind: str, table: dict):
     return register
 
 
-@message("grade", JOBS)
+@message("grade", TO_WORKER)
 class GradeJob(Message):
     """One submitted file to grade: the job's id (`attempt`: the server's, for the log), the student's id and
     name (for the feedback page), the course notebook it is graded as, the file's bytes, and the notebook's
@@ -109,7 +109,7 @@ class GradeJob(Message):
     max_score: float
 
 
-@message("graded", REPLIES)
+@message("graded", TO_SERVER)
 class Graded(Message):
     """A job's answer: its result, and its feedback page (None if it could not be made; why, in the result)."""
 

@@ -287,12 +287,12 @@ def error_text(kwargs) -> str:
     return message % error.args if message else ""
 
 
-TEMPLATES = Templates(Path(__file__).parent / "templates")  # the server's pages, autoescaped
+SERVER_TEMPLATES = Templates(Path(__file__).parent / "templates")  # the server's pages, autoescaped
 
 
 def render(template: str, **values) -> str:
     """A page (or a block of one) of the server's templates, made with `values`."""
-    return TEMPLATES.render(template, **values)
+    return SERVER_TEMPLATES.render(template, **values)
 
 
 class Style(tornado.web.RequestHandler):
