@@ -132,11 +132,6 @@ TAGS = (
     "ul ol li pre code b i em strong br hr img form input button select option label mark details summary small"
 )
 HTML_TAG = re.compile(r"<(!DOCTYPE\b|/?(" + "|".join(TAGS.split()) + r")(\s[^<>]*)?/?>)", re.I)
-# modules whose HTML is still built in f-strings (issue 42 item 4, not yet done): each must still hold some,
-# so that this list only shrinks
-NOT_YET_TEMPLATED = {
-    "autograder/classroom/similarity.py",
-}
 
 
 def html_in_fstrings(tree) -> list[int]:
@@ -152,10 +147,8 @@ def html_in_fstrings(tree) -> list[int]:
 
 def test_html_is_built_in_templates_not_in_fstrings():
     built = {str(path.relative_to(ROOT)): html_in_fstrings(tree) for path, tree in sources()}
-    offenders = {path: lines for path, lines in built.items() if lines and path not in NOT_YET_TEMPLATED}
+    offenders = {path: lines for path, lines in built.items() if lines}
     assert not offenders, f"HTML in f-strings (use a template with autoescape): {offenders}"
-    done = sorted(path for path in NOT_YET_TEMPLATED if not built.get(path))
-    assert not done, f"templated now: remove from NOT_YET_TEMPLATED: {done}"
 
 
 def test_the_fstring_scan_finds_html_and_only_html():
