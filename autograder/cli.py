@@ -20,7 +20,6 @@ from bpe_course.vocab import offline_tiktoken
 
 from .classroom.batch import parse_shard
 from .classroom.outputs import grading_json, merge_gradebook, merge_outputs
-from .classroom.pool import default_jobs
 from .classroom.workflow import (
     BAD_INPUT,
     COURSE_BROKEN,
@@ -552,7 +551,6 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--jobs",
         type=int,
-        default=default_jobs(),
         help="notebooks graded at once (default: the cores this process may use)",
     )
     g.add_argument("--force", action="store_true", help="grade again what was already graded")
@@ -659,7 +657,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(run=cmd_similarity)
     d = sub.add_parser("demo", help="grade the bundled example class")
     d.add_argument("--out", default="demo-output")
-    d.add_argument("--jobs", type=int, default=default_jobs())
+    d.add_argument("--jobs", type=int, help="notebooks graded at once (default: the cores this process may use)")
     d.add_argument("--notebooks", help="grade only these notebooks of the example class, e.g. 01 (default: all)")
     d.set_defaults(run=cmd_demo)
     t = sub.add_parser("settings", help="the grader's settings: effective values (nbgrader_config.py), defaults, help")

@@ -20,6 +20,7 @@ from autograder.notebook.results import GRADED, Result
 from autograder.platforms.analysis import write_item_analysis
 from autograder.platforms.late import LatePolicy, read_extensions, read_submission_times
 from autograder.platforms.report import grade_table
+from autograder.server.messages import Graded
 
 NB1, NB2 = "01_hand_example", "02_byte_level_training"
 DUE = datetime(2026, 12, 1, 23, 59)
@@ -171,7 +172,7 @@ def test_the_course_servers_pages_and_export_apply_the_same_policy(tmp_path):
         store.db.execute("UPDATE attempts SET uploaded=?, task=? WHERE id=?", (when, f"t{attempt}", attempt))
         result = Result(student, notebook, score, 17 if notebook == NB1 else 20, GRADED)
         page = PAGE.format(notebook, score, result.max_score)
-        store.record(f"t{attempt}", {"result": result.to_dict(), "feedback": page})
+        store.record(f"t{attempt}", Graded(result=result, feedback=page))
     course = Course(store, None, None, [NB1, NB2], DUE, refuse_late=True, late_penalty=10, data=data)
     assert course.due_of("1003") == datetime(2026, 12, 4, 23, 59) and course.due_of("1001") == DUE
     assert course.due_of("1004") is None  # waived: late work is let in even with --late refuse

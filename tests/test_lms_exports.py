@@ -238,6 +238,7 @@ def test_the_servers_late_uploads_count_only_with_the_penalty_and_never_lower_a_
 
     from autograder.cli import main
     from autograder.server.export import remember
+    from autograder.server.messages import Graded
     from autograder.server.store import Store
 
     due = datetime(2026, 12, 1, 23, 59)
@@ -261,7 +262,7 @@ def test_the_servers_late_uploads_count_only_with_the_penalty_and_never_lower_a_
         when = (due + timedelta(hours=hours)).timestamp()
         store.db.execute("UPDATE attempts SET uploaded=?, task=? WHERE id=?", (when, f"t{attempt}", attempt))
         result = Result(student, notebook, score, 17 if notebook == NB1 else 20, GRADED)
-        store.record(f"t{attempt}", {"result": result.to_dict(), "feedback": f"<p>{student} {score}</p>"})
+        store.record(f"t{attempt}", Graded(result=result, feedback=f"<p>{student} {score}</p>"))
 
     def export(*options):
         out = tmp_path / ("out" + "".join(options))

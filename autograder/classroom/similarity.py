@@ -31,6 +31,7 @@ import html
 import io
 import json
 import tokenize
+import types
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -39,6 +40,7 @@ from ..course.cells import grade_id, is_solution, is_test
 from ..course.course import CourseNotebook
 from ..notebook.results import safe_text
 from ..notebook.sanitize import MAX_NOTEBOOK_BYTES
+from ..notebook.templating import Templates
 from ..platforms.report import csv_writer
 from .cache import atomic_write
 
@@ -52,6 +54,7 @@ CLUSTER = 0.9  # pairs at or above it link students into a group of the same cod
 GROUP = 3  # students in the smallest group (two are a pair, shown side by side)
 FIELDS = ["notebook", "student_a", "student_b", "score", "group"]
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'"
+SIMILARITY_TEMPLATES = Templates(Path(__file__).parent / "templates")  # the report page, autoescaped
 
 
 def cell_source(cell) -> str:
@@ -367,87 +370,72 @@ def marked(code: str, slices: tuple) -> str:
     return "".join([*parts, html.escape(code[at:])])
 
 
-def pair_html(pair: Pair, roster: dict, anchor: str) -> str:
-    sides = ((pair.a, pair.code_a, pair.slices_a), (pair.b, pair.code_b, pair.slices_b))
-    heads = "".join(f"<h4>{html.escape(label(student, roster))}</h4>" for student, _, _ in sides)
-    codes = "".join(f"<pre>{marked(code, slices)}</pre>" for _, code, slices in sides)
-    return (
-        f'<h3 id="{anchor}">{html.escape(label(pair.a, roster))} — {html.escape(label(pair.b, roster))}: '
-        f'{pair.score:.2f}</h3><div class="pair">{heads}{codes}</div>'
-    )
-
-
-def group_html(group: Group, roster: dict, anchor: str) -> str:
-    names = ", ".join(html.escape(label(s, roster)) for s in group.students)
-    lowest = (
-        f"сходство любых двоих — не ниже {group.lowest:.2f}"
-        if group.lowest
-        else "у некоторых двоих общий код не найден: они связаны через других"
-    )
-    return (
-        f'<h3 id="{anchor}">Группа {group.number}: {len(group.students)} студентов с одним и тем же кодом</h3>'
-        f'<p class="group">{names}</p><p class="note">{lowest}. Код показан один раз — '
-        f"{html.escape(label(group.shown, roster))}; общее с остальными отмечено. Пары внутри группы "
-        f"не перечисляются (они все — в similarity.csv, столбец group).</p>"
-        f"<pre>{marked(group.code, group.slices)}</pre>"
-    )
-
-
-def notebook_html(number: int, title: str, pairs: list[Pair], roster: dict, groups: list[Group] = ()) -> str:
-    """The notebook's groups of the same code, then its other pairs at or above the threshold: a table of
-    them all, the first SIDE_BY_SIDE shown."""
+def section(number: int, title: str, pairs: list[Pair], roster: dict, groups: list[Group] = ()):
+    """A notebook's part of the page: its groups of the same code, then its other pairs at or above the
+    threshold — a table of them all, the first SIDE_BY_SIDE shown side by side, the shared code marked."""
     numbers = group_number(groups)
     above = [p for p in pairs if p.score >= THRESHOLD and in_a_group(p, numbers) is None]
-    head = f"<h2>{html.escape(title)}</h2>" + "".join(group_html(g, roster, f"n{number}-g{g.number}") for g in groups)
-    if not above:
-        outside = sum(in_a_group(p, numbers) is None for p in pairs)
-        other, where = ("другой ", " вне групп") if groups else ("", "")
-        return head + (
-            f'<p class="note">Ни одной {other}пары от {THRESHOLD:.2f}; всего пар с общим кодом{where}: {outside}.</p>'
-        )
     shown = above[:SIDE_BY_SIDE]
     anchors = [f"n{number}-{i}" for i in range(len(shown))]
-    rows = "".join(
-        f"<tr><td>{html.escape(label(p.a, roster))}</td><td>{html.escape(label(p.b, roster))}</td>"
-        f'<td class="score">{score_link(p, anchors[i] if i < len(anchors) else "")}</td></tr>'
-        for i, p in enumerate(above)
+    lowest = lambda g: (
+        f"сходство любых двоих — не ниже {g.lowest:.2f}"
+        if g.lowest
+        else "у некоторых двоих общий код не найден: они связаны через других"
     )
-    more = f" Рядом показаны первые {len(shown)} из {len(above)}." if len(shown) < len(above) else ""
-    return (
-        head + f"<table><tr><th>студент</th><th>студент</th><th>сходство</th></tr>{rows}</table>"
-        f'<p class="note">Ниже порога ещё пар: {sum(p.score < THRESHOLD for p in pairs)} (все — в similarity.csv).'
-        f"{more}</p>" + "".join(pair_html(p, roster, anchor) for p, anchor in zip(shown, anchors))
+    return types.SimpleNamespace(
+        title=title,
+        groups=[
+            types.SimpleNamespace(
+                anchor=f"n{number}-g{g.number}",
+                number=g.number,
+                count=len(g.students),
+                names=", ".join(label(s, roster) for s in g.students),
+                lowest=lowest(g),
+                shown=label(g.shown, roster),
+                code=marked(g.code, g.slices),
+            )
+            for g in groups
+        ],
+        above=[
+            (label(p.a, roster), label(p.b, roster), f"{p.score:.2f}", anchors[i] if i < len(anchors) else "")
+            for i, p in enumerate(above)
+        ],
+        other="другой " if groups else "",
+        where=" вне групп" if groups else "",
+        outside=sum(in_a_group(p, numbers) is None for p in pairs),
+        below=sum(p.score < THRESHOLD for p in pairs),
+        more=len(shown) < len(above),
+        pairs=[
+            types.SimpleNamespace(
+                anchor=anchor,
+                a=label(p.a, roster),
+                b=label(p.b, roster),
+                score=f"{p.score:.2f}",
+                code_a=marked(p.code_a, p.slices_a),
+                code_b=marked(p.code_b, p.slices_b),
+            )
+            for p, anchor in zip(shown, anchors)
+        ],
     )
-
-
-def score_link(pair: Pair, anchor: str) -> str:
-    return f'<a href="#{anchor}">{pair.score:.2f}</a>' if anchor else f"{pair.score:.2f}"
 
 
 def page(pairs: list[Pair], notebooks: dict[str, str], roster: dict, groups: list[Group]) -> str:
     """notebooks: name → title, in course order."""
     compared = [n for n in notebooks if any(p.notebook == n for p in pairs)]
-    body = "".join(
-        notebook_html(
-            i, notebooks[n], [p for p in pairs if p.notebook == n], roster, [g for g in groups if g.notebook == n]
-        )
+    sections = [
+        section(i, notebooks[n], [p for p in pairs if p.notebook == n], roster, [g for g in groups if g.notebook == n])
         for i, n in enumerate(compared)
-    )
-    if not compared:
-        body = '<p class="note">Ни у одной пары студентов нет общего кода.</p>'
-    quiet = [n for n in notebooks if n not in compared]
-    if quiet:
-        body += f'<p class="note">Без общего кода у всех пар (или не сдан): {html.escape(", ".join(quiet))}.</p>'
+    ]
+    quiet = ", ".join(n for n in notebooks if n not in compared)
     return safe_text(
-        f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Сходство решений</title><style>{STYLE}</style></head><body>"
-        f"<h1>Сходство решений</h1>"
-        f'<p class="note">Сравнивается только код студентов (ячейки решений, добавленные и изменённые '
-        f"ячейки), без кода, данного курсом. Сходство — доля кода каждого из двоих, найденная у другого "
-        f"(меньшая из двух; copydetect, winnowing как в MOSS). Это список, который стоит просмотреть, а не "
-        f"доказательство списывания и не штраф: похожий код бывает и у честно решивших.</p>{body}</body></html>"
+        SIMILARITY_TEMPLATES.render(
+            "similarity.html",
+            csp=CSP,
+            style=STYLE,
+            sections=sections,
+            threshold=f"{THRESHOLD:.2f}",
+            quiet=quiet,
+        )
     )
 
 

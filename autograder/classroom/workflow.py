@@ -25,7 +25,6 @@ from ..wall.sandbox import Sandbox
 from ..wall.session import may_raise_limits
 from .batch import ClassGrader
 from .cache import Cache
-from .pool import default_jobs
 
 OK, SOME_FAILED, BAD_INPUT, COURSE_BROKEN, RETRY, INTERRUPTED = 0, 1, 2, 3, 4, 130
 
@@ -41,7 +40,7 @@ class Assignment:
     pattern: str = ""  # or a regular expression for it
     renames: dict = field(default_factory=dict)  # {(student, file name): course notebook}
     regrade: list[str] = field(default_factory=list)  # students graded again (their cache forgotten)
-    jobs: int = field(default_factory=default_jobs)
+    jobs: int | None = None  # notebooks graded at once (None: ClassGrader's default, pool.default_jobs)
     feedback: bool = True
     force: bool = False
     shard: tuple[int, int] | None = None

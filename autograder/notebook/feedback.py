@@ -6,14 +6,16 @@ of that exercise. The student's extra cells appear where they were. Nothing else
 used: test sources (hidden or not) never reach the page, and what the student's code printed
 can only carry what was in its kernel. Everything is escaped; only plain text and PNG images
 from the outputs are shown (a student's HTML output could run scripts in a reader's browser).
-The page is one self-contained file: no scripts, no fonts or styles from the network.
+The page is one self-contained file: no scripts, no fonts or styles from the network. Its HTML is in
+autograder/notebook/templates (autoescaped: autograder.notebook.templating).
 """
 
 import base64
 import binascii
-import html
 import re
+import types
 from datetime import datetime
+from pathlib import Path
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -21,6 +23,9 @@ from pygments.lexers import PythonLexer
 
 from ..course.cells import grade_id, is_solution, is_test
 from .results import BROKEN, ERROR, GRADED, MISSING, Result, safe_text
+from .templating import Templates
+
+FEEDBACK_TEMPLATES = Templates(Path(__file__).parent / "templates")
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_TEXT = 20_000
@@ -65,27 +70,18 @@ def text_of(output) -> tuple[str, str]:
 
 
 def render_outputs(outputs) -> str:
-    parts = []
+    shown = []
     for output in outputs:
         kind, text = text_of(output)
-        if kind == "png":
-            parts.append(f'<img alt="рисунок" src="data:image/png;base64,{text}">')
-        elif kind:
-            if len(text) > MAX_TEXT:
-                text = text[:MAX_TEXT] + f"\n… (обрезано: всего {len(text)} символов)"
-            css = "error" if kind == "error" else "output"
-            parts.append(f'<div class="{css}"><pre>{html.escape(text)}</pre></div>')
-    return "".join(parts)
+        if kind and kind != "png" and len(text) > MAX_TEXT:
+            text = text[:MAX_TEXT] + f"\n… (обрезано: всего {len(text)} символов)"
+        if kind:
+            shown.append((kind, text))
+    return FEEDBACK_TEMPLATES.render("outputs.html", outputs=shown)
 
 
 def render_test(test) -> str:
-    passed = test.score >= test.max_score
-    mark = '<span class="pass">✓ пройден</span>' if passed else '<span class="fail">✗ не пройден</span>'
-    body = "" if passed or not test.message else f'<div class="message"><pre>{html.escape(test.message)}</pre></div>'
-    return (
-        f'<div class="test" id="{html.escape(test.name)}"><b>{html.escape(test.name)}</b> — {mark}, '
-        f"баллы: {test.score:g} из {test.max_score:g}{body}</div>"
-    )
+    return FEEDBACK_TEMPLATES.render("test.html", test=test, passed=test.score >= test.max_score)
 
 
 def student_label(student: str, name: str = "") -> str:
@@ -99,37 +95,29 @@ def feedback_html(result: Result, notebook, release, ran: set, title: str = "", 
     tests = {t.name: t for t in result.tests}
     course_ids = {c.get("id") for c in release.cells}
     formatter = HtmlFormatter(nowrap=False)
-    head = (
-        f"<h1>{html.escape(title or result.notebook)}</h1>"
-        f'<p class="meta">Студент: {html.escape(student_label(result.student, name))} · проверено '
-        f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</p>"
-        f'<p class="total">Итог: {result.score:g} из {result.max_score:g}</p>'
-    )
     if result.status != GRADED:
-        return page(result, head + not_graded(result), formatter)
-    rows = "".join(
-        f'<tr><td><a href="#{html.escape(t.name)}">{html.escape(t.name)}</a></td><td>{t.score:g} / {t.max_score:g}</td>'
-        f"<td>{'<span class=pass>✓</span>' if t.score >= t.max_score else '<span class=fail>✗</span>'}</td></tr>"
-        for t in result.tests
-    )
-    body = [head, f"<table><tr><th>Тест</th><th>Баллы</th><th></th></tr>{rows}</table>"]
+        return page(result, formatter, title, name, None)
+    blocks = []
     for i, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
         if is_test(cell):
             if grade_id(cell) in tests:
-                body.append(render_test(tests[grade_id(cell)]))
+                blocks.append(types.SimpleNamespace(test=render_test(tests[grade_id(cell)])))
             continue
         own = is_solution(cell) or cell.get("id") not in course_ids
         if not own:
             continue
-        label = f"Ваше решение: {grade_id(cell)}" if is_solution(cell) else "Ваша ячейка"
-        code = highlight(cell.source, PythonLexer(), formatter) if cell.source.strip() else "<pre></pre>"
-        note = (
-            "" if i in ran else '<p class="note">При проверке эта ячейка не выполнялась: тесты от неё не зависят.</p>'
+        blocks.append(
+            types.SimpleNamespace(
+                test="",
+                label=f"Ваше решение: {grade_id(cell)}" if is_solution(cell) else "Ваша ячейка",
+                code=highlight(cell.source, PythonLexer(), formatter) if cell.source.strip() else "",
+                ran=i in ran,
+                outputs=render_outputs(cell.get("outputs", [])),
+            )
         )
-        body.append(f"<h2>{html.escape(label)}</h2>{code}{note}{render_outputs(cell.get('outputs', []))}")
-    return page(result, "".join(body), formatter)
+    return page(result, formatter, title, name, blocks)
 
 
 def with_penalty(page: str | None, penalty, score: float | None) -> str | None:
@@ -147,7 +135,7 @@ def with_late_note(page: str, text: str) -> str:
     """The page with `text` (the late policy's word) under its total."""
     if not text:
         return page
-    block = f'<p class="late">{html.escape(text)}</p>'
+    block = FEEDBACK_TEMPLATES.render("late_note.html", text=text)
     at = page.find('<p class="total">')
     end = page.find("</p>", at) if at >= 0 else -1
     if end < 0:
@@ -158,13 +146,7 @@ def with_late_note(page: str, text: str) -> str:
 def review_section(result: Result) -> str:
     """The block only the instructor reads: what the result lists For review (what the submission did to the
     course's graded cells, code reaching for the grading machinery, figures the grader could not prove)."""
-    if not result.review:
-        return '<h2>Для преподавателя</h2><p class="note">На проверку ничего не вынесено.</p>'
-    items = "".join(f"<li>{html.escape(line)}</li>" for line in result.review)
-    return (
-        '<h2>Для преподавателя: на проверку</h2><p class="note">Оценка выставлена как обычно, тестами курса; '
-        f"студент этого блока не видит.</p><ul>{items}</ul>"
-    )
+    return FEEDBACK_TEMPLATES.render("review.html", lines=result.review)
 
 
 def instructor_view(page: str, result: Result) -> str:
@@ -181,19 +163,19 @@ STATUS_MESSAGES = {  # what a student reads for each status that is not a grade
 }
 
 
-def not_graded(result: Result) -> str:
-    """What a student reads when the notebook was not graded: in Russian, what to do, then the
-    technical reason (in Russian where the grader gave one: a broken file's)."""
-    what = STATUS_MESSAGES.get(result.status, "Блокнот не проверен.")
-    why = result.student_message or result.message
-    reason = f'<p class="meta">Техническая причина: <code>{html.escape(why)}</code></p>' if why else ""
-    return f"<p>{html.escape(what)}</p>{reason}"
-
-
-def page(result: Result, body: str, formatter: HtmlFormatter) -> str:
+def page(result: Result, formatter: HtmlFormatter, title: str, name: str, blocks: list | None) -> str:
+    """The page: its head and total, then each block (None: the notebook was not graded; what to do instead,
+    in Russian, then the technical reason, in Russian where the grader gave one: a broken file's)."""
     return safe_text(
-        f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(result.notebook)}: {result.score:g} из {result.max_score:g}</title>"
-        f"<style>{STYLE}{formatter.get_style_defs('.highlight')}</style></head><body>{body}</body></html>"
+        FEEDBACK_TEMPLATES.render(
+            "feedback.html",
+            result=result,
+            style=STYLE + formatter.get_style_defs(".highlight"),
+            title=title or result.notebook,
+            label=student_label(result.student, name),
+            when=datetime.now().strftime("%Y-%m-%d %H:%M"),
+            blocks=blocks,
+            what=STATUS_MESSAGES.get(result.status, "Блокнот не проверен."),
+            why=result.student_message or result.message,
+        )
     )

@@ -12,13 +12,16 @@ Messages come from tests about students' values: the page escapes them.
 """
 
 import base64
-import html
 import io
+import types
 from collections import Counter
 from pathlib import Path
 
 from ..notebook.results import GRADED, Result
+from ..notebook.templating import Templates
 from .report import csv_writer, points
+
+ANALYSIS_TEMPLATES = Templates(Path(__file__).parent / "templates")  # the item analysis page, autoescaped
 
 FIELDS = [
     "notebook",
@@ -117,7 +120,7 @@ def scores_by_notebook(results: list[Result]) -> dict[str, tuple[list[float], fl
 
 
 def plot(draw) -> str:
-    """A matplotlib figure drawn by `draw(ax)`, as an <img> with an embedded PNG."""
+    """A matplotlib figure drawn by `draw(ax)`, as a PNG in base64 (the page embeds it)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -129,7 +132,7 @@ def plot(draw) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=80)
     plt.close(fig)
-    return f'<img alt="" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
+    return base64.b64encode(buffer.getvalue()).decode()
 
 
 def failure_bars(ax, rows: list[dict]) -> None:
@@ -144,14 +147,6 @@ def failure_bars(ax, rows: list[dict]) -> None:
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)
 
 
-def message_cell(row: dict) -> str:
-    """The most common wrong answer's message, with how many students it has; a dash when nobody answered wrong."""
-    if not row["students_with_it"]:
-        return "—"
-    text = html.escape(row["most_common_message"] or "(без сообщения)")
-    return f"<pre>{text}</pre>студентов: {row['students_with_it']}"
-
-
 def write_item_analysis(results: list[Result], out: Path, penalties: dict | None = None) -> tuple[Path, Path]:
     """item_analysis.csv and .html; the tests' figures are the raw points (what the code earned), and each
     notebook's late work (`penalties`: (student, notebook) → platforms.late.Penalty) is listed under it
@@ -163,61 +158,35 @@ def write_item_analysis(results: list[Result], out: Path, penalties: dict | None
         writer = csv_writer(f)
         writer.writerow(FIELDS)
         writer.writerows([row[field] for field in FIELDS] for row in rows)
-    esc = lambda value: html.escape(str(value))
-    parts = [
-        "<!doctype html><meta charset='utf-8'><title>Анализ заданий</title>",
-        "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}td,th{border-bottom:1px solid #ddd;"
-        "padding:3px 6px;text-align:left;vertical-align:top}table{border-collapse:collapse}"
-        "pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}</style>",
-        "<h1>Анализ заданий класса</h1>",
-    ]
+    notebooks = []
     for notebook, (scores, maximum) in scores_by_notebook(results).items():
-        parts.append(
-            f"<h2>{esc(notebook)}</h2><p>сдали и проверено: {len(scores)}, средний балл "
-            f"{sum(scores) / len(scores):.1f} из {points(maximum)}</p>"
-        )
-        parts.append(
-            plot(
-                lambda ax: (
-                    ax.hist(scores, bins=min(20, int(maximum) + 1 or 1), range=(0, maximum or 1)),  # noqa: B023
-                    ax.set_xlabel("баллы"),
-                    ax.set_ylabel("студентов"),
-                )
-            )
-        )
         mine = [r for r in rows if r["notebook"] == notebook]
-        parts.append(plot(lambda ax: failure_bars(ax, mine)))  # noqa: B023
-        parts.append(
-            "<table><tr><th>тест</th><th>баллы</th><th>ошиблись (из попытавшихся)</th><th>не начинали</th>"
-            "<th>средний балл</th><th>самое частое сообщение (среди ошибившихся)</th><th>ячейку теста меняли</th></tr>"
-        )
-        parts += [
-            f"<tr><td>{esc(r['test'])}</td><td>{esc(r['max_points'])}</td>"
-            f"<td>{attempted(r)}</td><td>{r['untouched']}</td>"
-            f"<td>{esc(r['mean_points'])}</td><td>{message_cell(r)}</td><td>{r['changed_by']}</td></tr>"
-            for r in mine
-        ]
-        parts.append("</table>")
         late = [
             (r, penalties[r.student, notebook])
             for r in results
             if (r.student, notebook) in penalties and r.notebook == notebook and r.status == GRADED
         ]
-        if late:
-            after = [r.score - r.score * p.fraction for r, p in late]
-            parts.append(
-                f"<h3>Опоздания и продления (средний балл выше — без штрафа; с ним: "
-                f"{(sum(scores) - sum(r.score for r, _ in late) + sum(after)) / len(scores):.1f})</h3><ul>"
+        after = [r.score - r.score * p.fraction for r, p in late]
+        notebooks.append(
+            types.SimpleNamespace(
+                name=notebook,
+                count=len(scores),
+                mean=sum(scores) / len(scores),
+                maximum=points(maximum),
+                histogram=plot(
+                    lambda ax: (
+                        ax.hist(scores, bins=min(20, int(maximum) + 1 or 1), range=(0, maximum or 1)),  # noqa: B023
+                        ax.set_xlabel("баллы"),
+                        ax.set_ylabel("студентов"),
+                    )
+                ),
+                bars=plot(lambda ax: failure_bars(ax, mine)),  # noqa: B023
+                rows=mine,
+                late=[(r.student, points(r.score), points(p.apply(r.score)), p.reason_ru()) for r, p in late],
+                late_mean=(sum(scores) - sum(r.score for r, _ in late) + sum(after)) / len(scores),
+                review=for_review(results, notebook),
             )
-            parts += [
-                f"<li>{esc(r.student)}: {points(r.score)} → {points(p.apply(r.score))}. {esc(p.reason_ru())}</li>"
-                for r, p in late
-            ]
-            parts.append("</ul>")
-        review = for_review(results, notebook)
-        if review:
-            parts.append("<h3>На проверку (оценено тестами курса)</h3><ul>")
-            parts += [f"<li>{esc(student)}: {esc(line)}</li>" for student, line in review]
-            parts.append("</ul>")
-    html_path.write_text("\n".join(parts), encoding="utf-8", errors="backslashreplace")
+        )
+    page = ANALYSIS_TEMPLATES.render("item_analysis.html", notebooks=notebooks, attempted=attempted)
+    html_path.write_text(page, encoding="utf-8", errors="backslashreplace")
     return csv_path, html_path

@@ -15,7 +15,6 @@ A refused launch gets a page saying why, with status 403, and nothing is recorde
 attempt, no grade.
 """
 
-import html
 import json
 from urllib.parse import urlencode
 
@@ -23,7 +22,7 @@ import tornado.web
 
 from . import store as records
 from .lti import DEEP_LINKING, LTI, NRPS, SESSION_SECONDS, Refused, is_instructor
-from .web import CSP, Base, page
+from .web import CSP, Base, render
 
 PROBE = "lti1p3-probe"
 COOKIE = {"secure": True, "httponly": True, "samesite": "None", "path": "/"}  # kept inside an LMS's iframe
@@ -118,10 +117,10 @@ class LtiBase(Base):
         session = SessionService(request)
         return request, session, Cookies(self), Login, Launch
 
-    def refuse(self, reason: str, status: int = 403, extra: str = ""):
+    def refuse(self, reason: str, status: int = 403, again: str = ""):
+        """The refusal's page; `again`: the login's address, offered to open in a new window."""
         self.set_status(status)
-        body = f"<h1>Запуск не принят</h1><p>{html.escape(reason)}</p>{extra}"
-        self.finish(page("Запуск не принят", body))
+        self.finish(render("lti_refused.html", title="Запуск не принят", reason=reason, again=again))
 
 
 class Jwks(LtiBase):
@@ -149,8 +148,7 @@ class Login(LtiBase):
                 "Браузер не сохраняет cookie внутри страницы курса (запрещены сторонние cookie), а без них вход "
                 "по LTI не проверить.",
                 200,
-                f'<p><a href="{html.escape(again)}" target="_blank" rel="noopener">Открыть проверку заданий '
-                "в новом окне</a></p>",
+                again,
             )
         request, session, cookies, Login_, _ = self.services()
         login = Login_(request, self.tool.conf, session_service=session, cookie_service=cookies)
@@ -249,14 +247,7 @@ def reason_of(error: Exception) -> str:
 def deep_link_page(course, launch_id: str) -> str:
     options = [("", "Всё задание", sum(nb.max_score for nb in course.notebooks.values()))]
     options += [(n, f"{nb.title} ({n})", nb.max_score) for n, nb in course.notebooks.items()]
-    forms = "".join(
-        '<form method="post" action="/lti/deeplink">'
-        f'<input type="hidden" name="launch" value="{html.escape(launch_id)}">'
-        f'<input type="hidden" name="notebook" value="{html.escape(n)}">'
-        f'<p>{html.escape(title)} — {score:g} баллов <button type="submit">Разместить</button></p></form>'
-        for n, title, score in options
-    )
-    return page("Разместить задание", f"<h1>Разместить в курсе как оцениваемый элемент</h1>{forms}")
+    return render("deep_link.html", title="Разместить задание", launch=launch_id, options=options)
 
 
 class DeepLink(LtiBase):
@@ -308,12 +299,11 @@ class DeepLink(LtiBase):
             "Content-Security-Policy",
             self.settings.get("csp", CSP).replace("form-action 'self'", f"form-action {parts.scheme}://{parts.netloc}"),
         )
-        form = (
-            f'<form method="post" action="{html.escape(back)}">'
-            f'<input type="hidden" name="JWT" value="{html.escape(jwt_value)}">'
-            f'<p>{html.escape(title)} — {maximum:g} баллов. <button type="submit">Вернуться в курс</button></p></form>'
+        self.finish(
+            render(
+                "deep_link_done.html", title="Разместить задание", back=back, jwt=jwt_value, name=title, maximum=maximum
+            )
         )
-        self.finish(page("Разместить задание", f"<h1>Готово</h1>{form}"))
 
 
 def routes() -> list:

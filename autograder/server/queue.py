@@ -2,8 +2,9 @@
 or on Redis for workers on other hosts.
 
 A job carries everything a worker needs — the notebook's name, the submitted file's bytes, the
-student's id and name — and answers with plain data (the result as a dict, the feedback page), kept in
-huey's result store until the server records it. A worker therefore needs only the queue and a work
+student's id and name: a `GradeJob` — and answers with a `Graded` (the result, the feedback page), kept
+in huey's result store until the server records it; both cross the queue in their plain form
+(autograder.server.messages). A worker therefore needs only the queue and a work
 folder of its own (the prepared course, the files it grades); it never sees the server's records.
 Each job is graded in the class grader's worker process (autograder.classroom.pool: the sandbox,
 the watchdog), one process per consumer thread.
@@ -21,6 +22,7 @@ from huey import RedisHuey, SqliteHuey
 from ..classroom.pool import Lost, Workers, watchdog_seconds
 from ..classroom.worker import Task
 from ..notebook.results import ERROR, Result
+from .messages import Graded, GradeJob
 
 QUEUE_NAME = "bpe-course"
 RUNNING = "running:"  # huey's key-value store: a job a worker is grading (its attempt's task id) → its last beat
@@ -57,22 +59,21 @@ class Grading:
             self.local.workers = Workers(1, self.prepared().root, self.overrides, watchdog_seconds(self.overrides))
         return self.local.workers
 
-    def grade(self, student: str, name: str, notebook: str, content: bytes, max_score: float) -> dict:
-        """Grade one submitted file: {"result": …, "feedback": page or None}."""
+    def grade(self, job: GradeJob) -> Graded:
+        """Grade one submitted file: its result and feedback page."""
         folder = self.work / "uploads"
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{hashlib.sha256(content).hexdigest()}.ipynb"  # named by its hash, never by the student
-        path.write_bytes(content)
+        path = folder / f"{hashlib.sha256(job.content).hexdigest()}.ipynb"  # named by its hash, never by the student
+        path.write_bytes(job.content)
         workers = self.workers()
-        workers.send(0, Task(student, notebook, str(path), True, name=name))
+        workers.send(0, Task(job.student, job.notebook, str(path), True, name=job.name))
         while True:
             for _, answer in workers.answers():
                 if isinstance(answer, Lost):
-                    result = Result(student, notebook, 0, max_score, ERROR, answer.reason)
-                    return {"result": result.to_dict(), "feedback": None}
+                    return Graded(result=Result(job.student, job.notebook, 0, job.max_score, ERROR, answer.reason))
                 if answer.feedback_error:
                     answer.result.feedback_error = f"the feedback page could not be made: {answer.feedback_error}"
-                return {"result": answer.result.to_dict(), "feedback": answer.feedback}
+                return Graded(result=answer.result, feedback=answer.feedback)
 
     def log(self, line: str) -> None:
         """work/graded.log: one line per job a worker finished (how a test counts gradings)."""
@@ -84,11 +85,13 @@ def register(huey, grading: Grading):
     """The grading job on `huey`; returns the task function (call it to enqueue)."""
 
     @huey.task(name="grade_notebook")
-    def grade_notebook(attempt: str, student: str, name: str, notebook: str, content: bytes, max_score: float):
-        with heartbeat(huey, RUNNING + attempt):
-            answer = grading.grade(student, name, notebook, content, max_score)
-        grading.log(attempt)
-        return answer
+    def grade_notebook(wire: dict) -> dict:
+        """A GradeJob's plain form in, a Graded's out (autograder.server.messages)."""
+        job = GradeJob.from_wire(wire)
+        with heartbeat(huey, RUNNING + job.attempt):
+            graded = grading.grade(job)
+        grading.log(job.attempt)
+        return graded.to_wire()
 
     return grade_notebook
 

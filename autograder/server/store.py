@@ -18,6 +18,7 @@ from pathlib import Path
 from ..notebook.results import safe_text
 from ..platforms.lms import read_moodle_worksheet
 from ..platforms.report import csv_writer, from_spreadsheet_cell
+from .messages import Graded
 
 QUEUED, RUNNING, GRADED, ERROR = "queued", "running", "graded", "error"
 INSTRUCTOR = ""  # the instructor's row in `tokens`
@@ -177,15 +178,15 @@ class Store:
             (GRADED, result, feedback, time.time(), attempt),
         )
 
-    def record(self, task: str, answer: dict) -> int:
+    def record(self, task: str, graded: Graded) -> int:
         """The answer of job `task`, for every attempt waiting on it (only those not yet graded)."""
-        status = ERROR if answer["result"]["status"] == "error" else GRADED
+        status = ERROR if graded.result.status == "error" else GRADED
         cur = self.db.execute(
             "UPDATE attempts SET status=?, result=?, feedback=?, graded=? WHERE task=? AND status IN (?, ?)",
             (
                 status,
-                json.dumps(answer["result"], ensure_ascii=False),
-                answer["feedback"],
+                json.dumps(graded.result.to_dict(), ensure_ascii=False),
+                graded.feedback,
                 time.time(),
                 task,
                 QUEUED,

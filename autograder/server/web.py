@@ -11,12 +11,12 @@ which a browser never sends across sites, so no xsrf cookie is needed there); wi
 import base64
 import dataclasses
 import hashlib
-import html
 import json
 import logging
 import re
 import threading
 import time
+import types
 from datetime import datetime
 from pathlib import Path
 
@@ -27,9 +27,11 @@ from tornado import httputil
 from ..classroom.cache import file_key
 from ..course.bundle import HIDDEN
 from ..notebook.feedback import STYLE, render_test, student_label, with_late_note
-from ..notebook.results import TestResult, result_from_dict
+from ..notebook.results import ERROR, Result, TestResult, result_from_dict
+from ..notebook.templating import Templates
 from ..platforms.report import test_report
 from . import store as records
+from .messages import Graded, GradeJob, MessageError
 from .queue import HEARTBEAT, LEASE, RUNNING
 
 CSP = "default-src 'none'; style-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -183,7 +185,10 @@ class Course:
         job = f"{attempt}-{time.time_ns()}"
         self.store.set_task(attempt, job)
         max_score = self.notebooks[notebook].max_score
-        self.huey.enqueue(self.task.s(job, student, name, notebook, content, max_score, id=job))
+        wire = GradeJob(
+            attempt=job, student=student, name=name, notebook=notebook, content=content, max_score=max_score
+        )
+        self.huey.enqueue(self.task.s(wire.to_wire(), id=job))
         return job
 
     def requeue(self, attempt: int, student: str, notebook: str, sha: str, job: str) -> None:
@@ -204,7 +209,7 @@ class Course:
             answer = self.huey.result(job, preserve=True)
             beat = self.huey.get(RUNNING + job, peek=True) if answer is None else None
             if answer is not None:
-                self.store.record(job, answer)
+                self.store.record(job, self.graded(answer, student, notebook))
                 self.graded_changed()
                 self.huey.result(job)  # now kept in server.db: drop it from the queue's store
                 self.huey.get(RUNNING + job)
@@ -212,6 +217,15 @@ class Course:
                 self.requeue(attempt, student, notebook, sha, job)  # its worker died (another host, or killed)
             elif beat is not None:
                 self.store.mark_running(job)
+
+    def graded(self, wire, student: str, notebook: str) -> Graded:
+        """A job's answer as its worker sent it: its Graded, or a grader's error if it is none."""
+        try:
+            return Graded.from_wire(wire)
+        except MessageError as e:
+            reason = f"the grading worker's answer is not a graded result: {e}"
+            known = self.notebooks.get(notebook)
+            return Graded(result=Result(student, notebook, 0, known.max_score if known else 0, ERROR, reason))
 
     def recover(self) -> int:
         """After a stop at any moment: a job neither answered nor waiting in the queue is queued again —
@@ -261,12 +275,9 @@ class Base(tornado.web.RequestHandler):
         if getattr(self, "retry_after", 0):
             self.set_header("Retry-After", str(self.retry_after))
         reason = error_text(kwargs) or self._reason
-        back = ""
         own = re.fullmatch(r"/s/([A-Za-z0-9_-]{1,100})(/.*)?", self.request.path)
-        if own and status_code != 403:  # a refused upload from the form: back to the student's page
-            back = f'<p><a href="/s/{html.escape(own.group(1))}">← к странице проверки</a></p>'
-        body = f"<h1>Не получилось</h1><p>{html.escape(str(status_code))}: {html.escape(str(reason))}</p>{back}"
-        self.finish(page("Ошибка", body))
+        back = own.group(1) if own and status_code != 403 else ""  # a refused upload from the form: back to it
+        self.finish(render("error.html", title="Ошибка", status=status_code, reason=reason, back=back))
 
 
 def error_text(kwargs) -> str:
@@ -276,12 +287,12 @@ def error_text(kwargs) -> str:
     return message % error.args if message else ""
 
 
-def page(title: str, body: str) -> str:
-    return (
-        f'<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
-        f'<link rel="stylesheet" href="/style.css"></head><body>{body}</body></html>'
-    )
+SERVER_TEMPLATES = Templates(Path(__file__).parent / "templates")  # the server's pages, autoescaped
+
+
+def render(template: str, **values) -> str:
+    """A page (or a block of one) of the server's templates, made with `values`."""
+    return SERVER_TEMPLATES.render(template, **values)
 
 
 class Style(tornado.web.RequestHandler):
@@ -404,8 +415,8 @@ class ResultPage(Base):
         if attempt is None or attempt["student"] != student:
             raise tornado.web.HTTPError(404, "Нет такой попытки.")
         if not attempt["feedback"]:
-            body = f'<p>{html.escape(STATUS_RU[attempt["status"]])}</p><p><a href="/s/{token}">Назад</a></p>'
-            self.finish(page(f"Попытка {attempt['id']}", body))
+            title = f"Попытка {attempt['id']}"
+            self.finish(render("attempt_status.html", title=title, status=STATUS_RU[attempt["status"]], token=token))
             return
         from .export import late_note_ru
 
@@ -416,7 +427,7 @@ class ResultPage(Base):
             "Content-Security-Policy",
             self.settings.get("csp", CSP).replace("style-src 'self'", f"style-src {style_hashes(styles)}"),
         )
-        back = f'<p><a href="/s/{html.escape(token)}">← к списку попыток</a></p>'
+        back = render("back_link.html", href=f"/s/{token}", text="← к списку попыток")
         self.finish(feedback.replace("<body>", "<body>" + back, 1))
 
 
@@ -431,41 +442,35 @@ def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
         note = f" ({extension.note})" if extension.note else ""
         due += f" Ваш срок продлён до {extension.due:%Y-%m-%d %H:%M}{note}." if extension.due else ""
         due += f" Штраф за опоздание вам снят{note}." if extension.due is None else ""
-    options = "".join(
-        f'<option value="{html.escape(n)}">{html.escape(course.notebooks[n].title)} ({html.escape(n)})</option>'
-        for n in course.notebooks
-    )
     rows = []
     for a in course.store.attempts(student):
         r = result_of(a)
-        score = f"{r.score:g} из {r.max_score:g}" if r and a["status"] == "graded" else ""
-        link = f'<a href="/s/{html.escape(token)}/attempt/{a["id"]}">открыть</a>' if a["feedback"] else ""
         late = attempt_penalty(policy, a)
-        note = late_note_ru(policy, a) if late and late.days > 0 else ""  # an extension is said above, once
-        note = f"<br><span class=note>{html.escape(note)}</span>" if note else " (после срока)" if a["late"] else ""
         rows.append(
-            f"<tr><td>{a['id']}</td><td>{html.escape(a['notebook'])}</td>"
-            f"<td>{datetime.fromtimestamp(a['uploaded']):%Y-%m-%d %H:%M}{note}</td>"
-            f"<td>{html.escape(STATUS_RU.get(a['status'], a['status']))}</td><td>{score}</td><td>{link}</td></tr>"
+            types.SimpleNamespace(
+                id=a["id"],
+                notebook=a["notebook"],
+                uploaded=f"{datetime.fromtimestamp(a['uploaded']):%Y-%m-%d %H:%M}",
+                note=late_note_ru(policy, a) if late and late.days > 0 else "",  # an extension is said above, once
+                late=a["late"],
+                status=STATUS_RU.get(a["status"], a["status"]),
+                score=f"{r.score:g} из {r.max_score:g}" if r and a["status"] == "graded" else "",
+                link=bool(a["feedback"]),
+            )
         )
-    table = (
-        "<table><tr><th>№</th><th>Блокнот</th><th>Сдано</th><th>Состояние</th><th>Баллы</th><th>Отзыв</th></tr>"
-        + "".join(rows)
-        + "</table>"
-        if rows
-        else "<p>Попыток пока нет.</p>"
+    options = [(n, course.notebooks[n].title) for n in course.notebooks]
+    label = student_label(student, name)
+    return render(
+        "student.html",
+        title="Проверка заданий",
+        label=label,
+        due=due,
+        per_hour=course.per_hour,
+        token=token,
+        xsrf=xsrf,
+        options=options,
+        rows=rows,
     )
-    body = (
-        f"<h1>Проверка заданий</h1><p class=meta>Студент: {html.escape(student_label(student, name))}. {due} "
-        f"Попыток в час: не больше {course.per_hour}.</p>"
-        f'<form method="post" enctype="multipart/form-data" action="/s/{html.escape(token)}">{xsrf}'
-        f'<p><label>Блокнот: <select name="notebook">{options}</select></label></p>'
-        f'<p><input type="file" name="file" accept=".ipynb" required> '
-        f'<button type="submit">Сдать на проверку</button></p>'
-        f"<p class=note>Проверка идёт со скрытыми тестами; обновите страницу, чтобы увидеть результат.</p></form>"
-        f"<h2>Попытки</h2>{table}"
-    )
-    return page("Проверка заданий", body)
 
 
 class TeacherBase(Base):
@@ -516,7 +521,7 @@ class TeacherReview(TeacherBase):
             "Content-Security-Policy",
             self.settings.get("csp", CSP).replace("style-src 'self'", f"style-src {style_hashes(styles)}"),
         )
-        back = f'<p><a href="/teacher/{html.escape(token)}">← к ходу работы класса</a></p>'
+        back = render("back_link.html", href=f"/teacher/{token}", text="← к ходу работы класса")
         self.finish(feedback.replace("<body>", "<body>" + back, 1))
 
 
@@ -570,32 +575,34 @@ class TeacherExport(TeacherBase):
         self.finish(content)
 
 
-def late_section(course: Course) -> str:
+def late_rows(course: Course) -> list[tuple]:
     """The late policy as the exports apply it (server.export.counted_attempts): per student and
-    notebook, the upload that counts and its penalty, extension or waiver."""
+    notebook that has a penalty, extension or waiver, (student, notebook's number, the points of the upload
+    that counts, after its penalty, the penalty in words)."""
     from .export import counted_attempts
 
     policy = course.late_policy()
     if policy is None:
-        return ""
+        return []
     chosen, penalties = counted_attempts(course.store, list(course.notebooks), policy, say=lambda *lines: None)
-    if not penalties:
-        return ""
-    items = "".join(
-        f"<li>{html.escape(student)}/{html.escape(notebook.split('_')[0])}: "
-        f"{json.loads(chosen[student, notebook]['result'])['score']:g} → "
-        f"{p.apply(json.loads(chosen[student, notebook]['result'])['score']):g}. {html.escape(p.reason_ru())}</li>"
-        for (student, notebook), p in sorted(penalties.items())
-        if (student, notebook) in chosen
-    )
-    return f"<h2>Опоздания, продления и снятые штрафы (как в выгрузке)</h2><ul>{items}</ul>"
+    rows = []
+    for (student, notebook), p in sorted(penalties.items()):
+        if (student, notebook) in chosen:
+            score = json.loads(chosen[student, notebook]["result"])["score"]
+            rows.append((student, notebook.split("_")[0], score, p.apply(score), p.reason_ru()))
+    return rows
+
+
+def late_section(course: Course) -> str:
+    """The instructor page's section of late work (late_rows), or nothing when there is none."""
+    rows = late_rows(course)
+    return render("late_section.html", late=rows) if rows else ""
 
 
 def teacher_page(course: Course, token: str, last: list, best: list, pairs: list[dict] | None = None) -> str:
     from ..classroom.similarity import THRESHOLD
-    from ..platforms.analysis import attempted, item_rows, message_cell
+    from ..platforms.analysis import attempted, item_rows
 
-    esc = lambda value: html.escape(str(value))
     names = course.store.students()
     attempts = course.store.attempts()
     counts = {}
@@ -615,124 +622,96 @@ def teacher_page(course: Course, token: str, last: list, best: list, pairs: list
             else "в выгрузке не считаются (export --late-penalty)"
         )
         due += f"; после срока попыток: {late} — {rule}"
-    parts = [
-        "<h1>Задание: ход работы класса</h1>",
-        f"<p class=meta>Студентов: {len(names)}. Срок: {esc(due)}. "
-        "Попытки: " + ", ".join(f"{esc(STATUS_RU.get(k, k))} {v}" for k, v in sorted(counts.items())) + ". "
-        "Считается последняя проверенная попытка до срока; рядом — лучшая; в столбцах тестов — баллы "
-        "последней · лучшей.</p>",
-        f'<p><a href="/teacher/{esc(token)}/export/moodle">Скачать журнал Moodle (CSV)</a> · '
-        f'<a href="/teacher/{esc(token)}/export/feedback">отзывы для Moodle (zip)</a> · '
-        f'<a href="/teacher/{esc(token)}/export/canvas">журнал Canvas (CSV)</a></p>',
-        late_section(course),
-    ]
+    notebooks = []
     for notebook, course_nb in course.notebooks.items():
         tests = list(course_nb.tests)
-        head = "".join(f"<th>{esc(t)}</th>" for t in tests)
-        parts.append(
-            f"<h2>{esc(course_nb.title)} ({esc(notebook)})</h2><div class=wide><table>"
-            "<tr><th>Студент</th><th>Попыток</th>"
-            f"<th>Последняя</th><th>Лучшая</th>{head}</tr>"
-        )
+        rows = []
         for r in (r for r in last if r.notebook == notebook):
             b = best_of[r.student, notebook]
             per_test = {t.name: t for t in r.tests}
             best_test = {t.name: t for t in b.tests}
-            cells = "".join(
-                f"<td>{esc(f'{per_test[t].score:g}') if t in per_test else '–'} · "
-                f"{esc(f'{best_test[t].score:g}') if t in best_test else '–'}</td>"
-                for t in tests
-            )
-            parts.append(
-                f"<tr><td>{esc(student_label(r.student, names.get(r.student, '')))}</td>"
-                f"<td>{tries.get((r.student, notebook), 0)}</td><td>{r.score:g} из {r.max_score:g}</td>"
-                f"<td>{b.score:g}</td>{cells}</tr>"
+            points = lambda of, t: f"{of[t].score:g}" if t in of else "–"
+            rows.append(
+                types.SimpleNamespace(
+                    label=student_label(r.student, names.get(r.student, "")),
+                    tries=tries.get((r.student, notebook), 0),
+                    score=r.score,
+                    max_score=r.max_score,
+                    best=b.score,
+                    cells=[(points(per_test, t), points(best_test, t)) for t in tests],
+                )
             )
         silent = sorted(set(names) - {r.student for r in last})
-        parts.append("</table></div>")
-        if silent:
-            parts.append(
-                "<p class=note>Ещё ничего не сдали: "
-                + esc(", ".join(student_label(s, names[s]) for s in silent))
-                + "</p>"
+        notebooks.append(
+            types.SimpleNamespace(
+                name=notebook,
+                title=course_nb.title,
+                tests=tests,
+                rows=rows,
+                silent=", ".join(student_label(s, names[s]) for s in silent),
             )
-    parts += review_list(course, token, last, names)
-    rows = item_rows(last)
-    parts.append(
-        "<h2>Анализ заданий (последние попытки)</h2><table><tr><th>Блокнот</th><th>Тест</th>"
-        "<th>Ошиблись (из попытавшихся)</th><th>Не начинали</th><th>Средний балл</th>"
-        "<th>Самое частое сообщение (среди ошибившихся)</th><th>Ячейку теста меняли</th></tr>"
-    )
-    parts += [
-        f"<tr><td>{esc(r['notebook'])}</td><td>{esc(r['test'])}</td><td>{attempted(r)}</td><td>{r['untouched']}</td>"
-        f"<td>{esc(r['mean_points'])} из {esc(r['max_points'])}</td><td>{message_cell(r)}</td>"
-        f"<td>{r['changed_by']}</td></tr>"
-        for r in rows
-    ]
-    parts.append("</table>")
-    parts.append(
-        "<h2>Сходство решений (попытки, которые считаются)</h2><p class=note>Сравнивается только код студентов, "
-        "без кода, данного курсом, как в отчёте <code>grade</code>. Это список, который стоит просмотреть, "
-        "а не доказательство списывания и не штраф.</p>"
-    )
-    title = {n: nb.title for n, nb in course.notebooks.items()}
-    label = lambda s: esc(student_label(s, names.get(s, "")))
-    if pairs is None:
-        parts.append("<p class=note>Отчёт о сходстве не получился: причина — в журнале сервера.</p>")
-    else:
-        grouped: dict = {}  # (notebook, group) → its students: the same code, one row, not a pair per two
-        for p in pairs:
-            if p.get("group"):
-                grouped.setdefault((p["notebook"], p["group"]), set()).update((p["student_a"], p["student_b"]))
-        if grouped:
-            parts.append("<table><tr><th>Блокнот</th><th>Группа с одним и тем же кодом</th></tr>")
-            parts += [
-                f"<tr><td>{esc(title.get(n, n))}</td><td>{len(members)} студентов: "
-                f"{', '.join(label(s) for s in sorted(members))}</td></tr>"
-                for (n, _), members in grouped.items()
-            ]
-            parts.append("</table>")
-        above = [p for p in pairs if float(p["score"]) >= THRESHOLD and not p.get("group")]
-        listed = [p for n in course.notebooks for p in [q for q in above if q["notebook"] == n][:SIMILAR_LISTED]]
-        if listed:
-            parts.append("<table><tr><th>Блокнот</th><th>Студент</th><th>Студент</th><th>Сходство</th></tr>")
-            parts += [
-                f"<tr><td>{esc(title.get(p['notebook'], p['notebook']))}</td><td>{label(p['student_a'])}</td>"
-                f"<td>{label(p['student_b'])}</td><td>{float(p['score']):.2f}</td></tr>"
-                for p in listed
-            ]
-            parts.append("</table>")
-        more = f" (здесь — самые похожие {SIMILAR_LISTED} на блокнот)" if len(listed) < len(above) else ""
-        parts.append(
-            f"<p>Групп: {len(grouped)}; пар от {THRESHOLD:.2f} вне групп: {len(above)}{more}, ниже порога: "
-            f"{sum(float(p['score']) < THRESHOLD for p in pairs)}. "
-            f'<a href="/teacher/{esc(token)}/similarity">Код пар рядом, общие места отмечены</a>.</p>'
         )
-    return page("Ход работы класса", "".join(parts))
+    return render(
+        "teacher.html",
+        title="Ход работы класса",
+        names=names,
+        due=due,
+        counts=[(STATUS_RU.get(k, k), v) for k, v in sorted(counts.items())],
+        token=token,
+        late=late_rows(course),
+        notebooks=notebooks,
+        review=review_rows(token, last, names),
+        items=item_rows(last),
+        attempted=attempted,
+        similar=similar_rows(course, pairs, names),
+        threshold=THRESHOLD,
+    )
 
 
-def review_list(course: Course, token: str, last: list, names: dict) -> list[str]:
+def review_rows(token: str, last: list, names: dict) -> list[tuple]:
     """The instructor page's *For review* section: each attempt that counts with something listed For review
     (what it did to the course's test cells, code reaching for the grading machinery, a figure not proven),
-    linked to its feedback page's instructor view."""
+    as (the student, the notebook, the link to its feedback page's instructor view, the lines)."""
     from urllib.parse import quote
 
-    esc = lambda value: html.escape(str(value))
-    listed = [r for r in last if r.review]
-    parts = [
-        "<h2>На проверку (попытки, которые считаются)</h2>",
-        "<p class=note>Оценено как обычно, тестами курса; стоит посмотреть код.</p>" if listed else "",
-    ]
-    if not listed:
-        return parts + ["<p class=note>Ничего.</p>"]
-    for r in listed:
-        link = f"/teacher/{esc(token)}/review/{esc(quote(r.student, safe=''))}/{esc(r.notebook)}"
-        items = "".join(f"<li>{esc(line)}</li>" for line in r.review)
-        parts.append(
-            f"<p>{esc(student_label(r.student, names.get(r.student, '')))} · {esc(r.notebook)} · "
-            f'<a href="{link}">отзыв глазами преподавателя</a></p><ul>{items}</ul>'
+    return [
+        (
+            student_label(r.student, names.get(r.student, "")),
+            r.notebook,
+            f"/teacher/{token}/review/{quote(r.student, safe='')}/{r.notebook}",
+            list(r.review),
         )
-    return parts
+        for r in last
+        if r.review
+    ]
+
+
+def similar_rows(course: Course, pairs: list[dict] | None, names: dict):
+    """The instructor page's similarity section: groups of the same code (one row each, not a pair per two),
+    the pairs above the threshold outside them (the first SIMILAR_LISTED per notebook), the counts; None
+    when the report could not be made."""
+    from ..classroom.similarity import THRESHOLD
+
+    if pairs is None:
+        return None
+    title = {n: nb.title for n, nb in course.notebooks.items()}
+    label = lambda s: student_label(s, names.get(s, ""))
+    grouped: dict = {}  # (notebook, group) → its students
+    for p in pairs:
+        if p.get("group"):
+            grouped.setdefault((p["notebook"], p["group"]), set()).update((p["student_a"], p["student_b"]))
+    above = [p for p in pairs if float(p["score"]) >= THRESHOLD and not p.get("group")]
+    listed = [p for n in course.notebooks for p in [q for q in above if q["notebook"] == n][:SIMILAR_LISTED]]
+    return types.SimpleNamespace(
+        groups=[(title.get(n, n), [label(s) for s in sorted(members)]) for (n, _), members in grouped.items()],
+        listed=[
+            (title.get(p["notebook"], p["notebook"]), label(p["student_a"]), label(p["student_b"]), float(p["score"]))
+            for p in listed
+        ],
+        above=len(above),
+        more=SIMILAR_LISTED if len(listed) < len(above) else 0,
+        below=sum(float(p["score"]) < THRESHOLD for p in pairs),
+    )
 
 
 def application(course: Course, tool=None) -> tornado.web.Application:

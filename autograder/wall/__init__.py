@@ -3,7 +3,8 @@
 `sandbox` and `cgroup` (namespaces, limits, a cgroup and a uid of its own), `host` and `agent` (what
 runs inside: an IPython shell for the cells, the agent for the grader's requests), `protocol` (the
 typed messages of the frames), `wire` (the codec of the values inside them), `session` (the
-grader's end of the socket), `cell_outputs` (a cell's outputs, bounded, rebuilt field by field),
+grader's end: the sandbox's processes), `channel` (its socket's frames), `accounting` (its memory and CPU, read
+from outside), `cell_outputs` (a cell's outputs, bounded, rebuilt field by field),
 `remote` (a name in the notebook, called from the grader, answers checked).
 
 May import: the standard library and `bpe_course` — nothing else of `autograder`. `host`, `agent`,

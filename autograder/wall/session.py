@@ -9,7 +9,9 @@ in frames. Nothing else crosses: no Jupyter protocol, no library that parses wha
 process sends before a bound applies to it. Every frame is read with a size cap and a deadline; a
 cell's outputs are counted and cut here (`LimitedOutputs`), whatever the other side claims. The
 session decides no grade: answers are checked by `autograder.wall.remote` and compared by
-`autograder.notebook.evaluate`. (The tests' stand-in, tests/local_session.py, runs the same cells
+`autograder.notebook.evaluate`. This module starts, stops and watches the sandbox's processes;
+`autograder.wall.channel` reads and writes its frames, `autograder.wall.accounting` measures its memory and CPU.
+(The tests' stand-in, tests/local_session.py, runs the same cells
 and agent in the test's own process, so the catalogue is proven in seconds.)
 """
 
@@ -17,7 +19,6 @@ import contextlib
 import dataclasses
 import os
 import resource
-import select
 import signal
 import socket
 import subprocess
@@ -32,7 +33,9 @@ from traitlets.config import LoggingConfigurable
 from . import agent as agent_module
 from . import host as host_module
 from . import protocol, wire
+from .accounting import Accounting, process_cpu_clock
 from .cell_outputs import LimitedOutputs
+from .channel import FRAME, OUTPUT, Channel, KernelDied, KernelStuck  # noqa: F401 (FRAME, OUTPUT: for the tests)
 from .sandbox import Sandbox
 
 # what the sandbox's bootstrap installs, in this order (the host imports the agent, the agent the wire)
@@ -42,16 +45,6 @@ HOST_FILES = (
     ("_bpe_agent", agent_module.__file__),
     ("_bpe_host", host_module.__file__),
 )
-FRAME, OUTPUT = host_module.FRAME, host_module.OUTPUT
-READ_AHEAD = 1 << 16  # bytes the grader reads from the socket at once beyond the frame it is reading
-
-
-class KernelDied(RuntimeError):
-    """The kernel process is gone (os._exit, a crash, memory, the CPU-time limit)."""
-
-
-class KernelStuck(RuntimeError):
-    """The kernel neither finished nor answered an interrupt, and was stopped."""
 
 
 def error_output(ename: str, evalue: str) -> NotebookNode:
@@ -65,8 +58,10 @@ class CellRun:
     timed_out: float | None = None  # the limit (s) that interrupted it: never a name the student raised
 
 
-class KernelSession(LoggingConfigurable):
-    """One notebook's sandboxed process, driven over its socket (`autograder.wall.host`)."""
+class KernelSession(Channel, Accounting, LoggingConfigurable):
+    """One notebook's sandboxed process, driven over its socket (`autograder.wall.host`): its life cycle and
+    processes here, the socket's frames in `Channel` (autograder.wall.channel), the figures of its memory and
+    CPU in `Accounting` (autograder.wall.accounting)."""
 
     cell_timeout = Integer(120, help="Wall-clock seconds one notebook cell may run before it is interrupted.").tag(
         config=True
@@ -220,111 +215,6 @@ class KernelSession(LoggingConfigurable):
         wants one."""
         return self.exchange(dataclasses.replace(request, wall=timeout), timeout, feed=feed)
 
-    def memory_mark(self) -> dict:
-        """Start watching the sandbox's memory from outside (see `memory_growth`)."""
-        mark: dict = {"processes": {}, "seen": set(self.sandbox_processes())}
-        mark["host"] = mark["most"] = process_memory(self.host_pid).get("VmRSS")
-        mark["files"] = mark["files_most"] = self.memory_in_files(mark["seen"])
-        if self.cgroup is not None:
-            mark["cgroup"] = self.cgroup.watch_peak()
-        for pid in mark["seen"]:
-            rss = reset_high_water_mark(pid)
-            if rss is not None:
-                mark["processes"][pid] = rss
-        return mark
-
-    def memory_sample(self, mark: dict) -> None:
-        """Look at the memory the cells' process holds now (the grader does whenever it hands over lines)."""
-        if mark.get("most") is not None:
-            now = process_memory(self.host_pid).get("VmRSS")
-            if now is not None:
-                mark["most"] = max(mark["most"], now)
-        mark["files_most"] = max(mark["files_most"], self.memory_in_files([self.host_pid]))
-
-    def memory_growth(self, mark: dict) -> int | None:
-        """The most memory (bytes) the sandbox took at once since `mark`, over what it held then, read from
-        outside: its cgroup's peak (which nothing in the sandbox may reset), the high-water mark of each of its
-        processes (reset by the grader through /proc/PID/clear_refs — which the process itself could reset
-        too), and the most the cells' process held whenever the grader looked (`memory_sample`); the largest
-        of them, None when none works. The memory its files took meanwhile (`memory_in_files`), which no process's
-        resident memory shows, is added to the processes' figures (the cgroup's peak counts it already)."""
-        figures = []
-        if mark.get("most") is not None:
-            self.memory_sample(mark)
-        in_files = max(mark["files_most"], self.memory_in_files(self.sandbox_processes())) - mark["files"]
-        if mark.get("most") is not None:
-            figures.append(mark["most"] - mark["host"] + in_files)
-        if mark.get("cgroup") is not None:
-            grown = self.cgroup.peak_since(mark["cgroup"])
-            if grown is not None:
-                figures.append(grown)
-        if mark["processes"]:
-            # the processes reset then and the ones started since (a process that could not be reset is left out)
-            now = [pid for pid in self.sandbox_processes() if pid in mark["processes"] or pid not in mark["seen"]]
-            peaks = {pid: high_water_mark(pid) for pid in now}
-            before = sum(rss for pid, rss in mark["processes"].items() if peaks.get(pid) is not None)
-            if peaks.get(self.host_pid) is not None and self.host_pid in mark["processes"]:
-                figures.append(sum(p for p in peaks.values() if p is not None) - before + in_files)
-        return max(figures) if figures else None
-
-    def memory_in_files(self, pids) -> int:
-        """Bytes the sandbox holds in memory that is in no process's resident memory: the memfd files open in
-        `pids` (each counted once), and under bubblewrap what its own /tmp and /dev (memory file systems) hold.
-        Without a cgroup, lines kept in such a file hid from every other figure (tests/test_stream_attacks.py)."""
-        total, seen = 0, set()
-        for pid in pids:
-            try:
-                fds = os.listdir(f"/proc/{pid}/fd")
-            except OSError:
-                continue
-            for fd in fds:
-                path = f"/proc/{pid}/fd/{fd}"
-                try:
-                    if not os.readlink(path).startswith("/memfd:"):
-                        continue
-                    stat = os.stat(path)
-                except OSError:
-                    continue
-                if (stat.st_dev, stat.st_ino) not in seen:
-                    seen.add((stat.st_dev, stat.st_ino))
-                    total += stat.st_blocks * 512
-        if self.sandbox.resolved_mode() == "bwrap" and self.host_pid is not None:
-            for folder in ("tmp", "dev"):
-                try:
-                    fs = os.statvfs(f"/proc/{self.host_pid}/root/{folder}")
-                except OSError:
-                    continue
-                total += (fs.f_blocks - fs.f_bfree) * fs.f_frsize
-        return total
-
-    def cpu_clock(self) -> float | None:
-        """CPU seconds the sandbox has used, read from outside it, where nothing in it can set them: its
-        cgroup's (every process it forked included), else the CPU-time clock of the process the cells
-        run in (its threads included) plus `children_seconds` (under bubblewrap every process it forks;
-        without, one orphaned to the host's init escapes); None when neither can be read."""
-        used = self.cgroup.cpu_seconds() if self.cgroup is not None else None
-        if used is None and self.host_clock is not None:
-            try:
-                used = time.clock_gettime(self.host_clock) + self.children_seconds()
-            except OSError:
-                self.check_alive()
-        return used
-
-    def children_seconds(self) -> float:
-        """Without a cgroup: CPU seconds of the sandbox's other processes — every live one under the
-        launched process (bubblewrap's own included, which reap what the sandbox orphans) and the ones
-        they reaped — so work forked off the process the cells run in counts too. Children are read
-        before their parents: one reaped meanwhile is then counted twice, never missed."""
-        ticks = 0
-        for pid in reversed(list(self.sandbox_processes())):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                utime, stime, cutime, cstime = map(int, fields[11:15])
-            except (OSError, ValueError):
-                continue
-            ticks += cutime + cstime + (0 if pid == self.host_pid else utime + stime)  # the host's own: host_clock
-        return ticks / os.sysconf("SC_CLK_TCK")
-
     @contextlib.contextmanager
     def frozen(self):
         """The sandbox stopped for the span of the block, so nothing it does meanwhile (a thread thrashing
@@ -429,110 +319,6 @@ class KernelSession(LoggingConfigurable):
                 pass
         return started
 
-    # -- the socket ------------------------------------------------------------------------------
-    def exchange(
-        self, request: protocol.Request, timeout: float, outputs: LimitedOutputs | None = None, feed=None
-    ) -> protocol.Answer:
-        """Send a request and read frames until its answer: the sandbox has `timeout` seconds, and
-        `interrupt_grace` more to answer after it interrupted itself; then it is stopped."""
-        if self.dead:
-            raise KernelDied(self.dead)
-        self.sequence += 1
-        self.send(self.sequence, protocol.dumps(request), self.interrupt_grace)
-        return self.answer(
-            self.sequence, time.monotonic() + timeout + self.interrupt_grace, f"лимит {timeout:g} с", outputs, feed
-        )
-
-    def send(self, sequence: int, payload: bytes, timeout: float) -> None:
-        try:
-            self.channel.settimeout(timeout)
-            self.channel.sendall(FRAME.pack(sequence, len(payload)) + payload)
-        except OSError:  # it does not read: it is stuck, or closed its end
-            self.check_alive(wait=self.interrupt_grace)
-            self.kill("ядро Python не принимает запросы проверки")
-            raise KernelStuck(self.dead) from None
-
-    def answer(
-        self, sequence: int, deadline: float, limit: str, outputs: LimitedOutputs | None = None, feed=None
-    ) -> protocol.Answer:
-        """The answer to request `sequence`; its output frames go to `outputs`, its Yielded frames to `feed`
-        (whose reply is sent back), other frames (an answer given up on, or one nobody asked for) are dropped."""
-        while True:
-            started = time.thread_time()
-            got, data = self.read_frame(deadline, limit)
-            if got == sequence | OUTPUT:
-                if outputs is not None:
-                    outputs.add_frame(data)
-            elif got == sequence:
-                answer = protocol.read(data)
-                self.count_reading(started)
-                if feed is None or not isinstance(answer, protocol.Yielded):
-                    return answer
-                reply = feed(answer)
-                if answer.wants_line:
-                    self.send(sequence, protocol.dumps(reply or protocol.NoMoreLines()), self.interrupt_grace)
-                continue  # the grader's own work on the reply (the lines it hands over) is not reading
-            self.count_reading(started)
-
-    def count_reading(self, started: float) -> None:
-        """Add the grader's CPU since `started` (its thread's clock) to what reading this notebook cost it; past
-        max_reading_seconds the sandbox is stopped."""
-        self.reading += time.thread_time() - started
-        if self.reading > self.max_reading_seconds:
-            self.kill(
-                f"проверка потратила на чтение того, что прислало ядро Python, больше {self.max_reading_seconds:g} с "
-                "своего процессорного времени за блокнот (решённому блокноту курса хватает нескольких секунд), и "
-                "ядро было остановлено"
-            )
-            raise KernelDied(self.dead)
-
-    def read_frame(self, deadline: float, limit: str) -> tuple[int, bytes]:
-        sequence, size = FRAME.unpack(self.receive(FRAME.size, deadline, limit))
-        if size > self.max_answer_chars:
-            self.kill(
-                f"ядро Python прислало проверке {size} байт одним куском (можно не больше "
-                f"{self.max_answer_chars}) и было остановлено"
-            )
-            raise KernelDied(self.dead)
-        if self.received + FRAME.size + size > self.max_received_bytes:  # before it is read: never passed
-            self.kill(
-                f"ядро Python прислало проверке больше {self.max_received_bytes / 2**20:g} МиБ ответов и вывода "
-                "за блокнот (решённый блокнот курса присылает меньше 7 МиБ) и было остановлено"
-            )
-            raise KernelDied(self.dead)
-        self.received += FRAME.size + size
-        return sequence, self.receive(size, deadline, limit)
-
-    def receive(self, size: int, deadline: float, limit: str) -> bytes:
-        """`size` bytes, read by `deadline`; the sandbox is stopped when they do not come by then. What the
-        sandbox has sent already is read at once (up to READ_AHEAD bytes more than `size`: usually a frame's
-        header, its payload and the frames after it in one read) and kept in `inbox` for the next frames —
-        never past max_received_bytes and one more header, so what the ceiling refuses is never read."""
-        inbox = self.inbox
-        while len(inbox) < size:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill(f"ядро Python не ответило и не остановилось само ({limit}) и было остановлено")
-                raise KernelStuck(self.dead)
-            if not select.select([self.channel], [], [], min(0.2, left))[0]:
-                self.check_alive()
-                continue
-            allowed = self.max_received_bytes + FRAME.size - self.read_bytes
-            try:
-                chunk = self.channel.recv(min(max(size - len(inbox), min(READ_AHEAD, allowed)), 1 << 20))
-            except OSError:
-                chunk = b""
-            if not chunk:  # its end is closed: most likely it died
-                self.check_alive(wait=self.interrupt_grace)
-                self.kill("ядро Python закрыло канал проверки")
-                raise KernelDied(self.dead)
-            self.read_bytes += len(chunk)
-            inbox += chunk
-        with memoryview(inbox) as view:
-            data = bytes(view[:size])
-        del inbox[:size]
-        return data
-
     def check_alive(self, wait: float = 0) -> None:
         """Raise KernelDied if the kernel is gone (or goes within `wait` seconds)."""
         deadline = time.monotonic() + wait
@@ -611,51 +397,9 @@ def process_children() -> dict[int, list[int]]:
     return children
 
 
-def reset_high_water_mark(pid: int) -> int | None:
-    """Reset `pid`'s peak resident memory (VmHWM) to what it holds now, and return that (bytes); None
-    where the grader may not (another user's process without the right to) or the process is gone."""
-    try:
-        with open(f"/proc/{pid}/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        return None
-    return process_memory(pid).get("VmRSS")
-
-
-def high_water_mark(pid: int) -> int | None:
-    """`pid`'s peak resident memory (bytes) since it started or since its mark was reset."""
-    return process_memory(pid).get("VmHWM")
-
-
 def is_stopped(pid: int) -> bool:
     """`pid` stopped by a signal (or gone: nothing of it runs either)."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("T", "t", "Z", "X")
     except (OSError, IndexError):
         return True
-
-
-def process_memory(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM of `pid` (bytes), as /proc shows them; {} when it is gone."""
-    found = {}
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM") and value.split() and value.split()[0].isdigit():
-                found[key] = int(value.split()[0]) * 1024
-    except OSError:
-        pass
-    return found
-
-
-def process_cpu_clock(pid: int) -> int | None:
-    """The id of `pid`'s CPU-time clock (clock_getcpuclockid), or None where there is none."""
-    try:
-        import ctypes
-
-        clock = ctypes.c_int()
-        if ctypes.CDLL(None, use_errno=True).clock_getcpuclockid(pid, ctypes.byref(clock)) == 0:
-            return clock.value
-    except (OSError, AttributeError):
-        pass
-    return None
