@@ -2,7 +2,7 @@
 
 WordPiece trained by frequency instead of its score, with "##" kept inside a merged part, with ties going to
 the last pair, or with parts counted once per distinct word; its encoder taking the shortest piece, marking
-only the piece it cannot cut as [UNK], or forgetting "##"; Viterbi as greedy longest match or as the
+only the piece it cannot cut as [UNK], or forgetting "##", or trying the empty piece; Viterbi as greedy longest match or as the
 lowest total; pruning the tokens that lose the most, forgetting the word frequencies, ranking by use
 instead of lost likelihood, or counting only the multi-character tokens towards `keep`."""
 
@@ -109,6 +109,14 @@ MISTAKES = [
         _wpe(('piece = word[start:end] if start == 0 else "##" + word[start:end]', "piece = word[start:end]")),
         "test_encode_wordpiece",
         "токены с «##»",
+    ),
+    Mistake(
+        "nb10_wpe_empty_piece",
+        NB10,
+        "encode_wordpiece",
+        _wpe((_RANGE, "for end in range(len(word), start - 1, -1):  # down to the empty piece")),
+        "test_encode_wordpiece_hidden",
+        "токен не бывает пустым",
     ),
     # ---------------------------------------------------------------- viterbi
     Mistake("nb10_vt_greedy_longest", NB10, "viterbi", GREEDY_VITERBI, "test_viterbi", "это правило WordPiece"),
