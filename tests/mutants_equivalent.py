@@ -98,6 +98,24 @@ EQUIVALENT: dict[str, str] = {
         "equivalent on byte-level vocabularies: as range(256 + 1), the extra byte 256 is given chr(324), which "
         "no byte-level token holds"
     ),
+    "10:train_wordpiece:arithmetic:20:34:+→-": (
+        "equivalent: every part's frequency is negated, so the product of two in the score's denominator is the same"
+    ),
+    "10:encode_wordpiece:off_by_one:13:19:range0+1": (
+        "equivalent: word[start:len(word) + 1] is word[start:len(word)], the same piece tried twice"
+    ),
+    "10:viterbi:constant:12:15:0.0→1": (
+        "equivalent: every split of word[:end] gets 1 more, so the comparisons between them are the same (the test "
+        "scores are dyadic: the sums stay exact)"
+    ),
+    "10:viterbi:off_by_one:13:15:range0-1": "equivalent: at end 0 the inner loop over range(0) does nothing",
+    "10:viterbi:constant:13:21:1→0": "equivalent: at end 0 the inner loop over range(0) does nothing",
+    "10:viterbi:off_by_one:14:21:range0+1": (
+        "equivalent: start == end tries the empty token, and a token is a non-empty string (the exercise's rules)"
+    ),
+    "10:viterbi:compare:18:40:>→>=": (
+        "equivalent: of splits with the same total the last found is kept, and any of the best is allowed"
+    ),
 }
 
 # Wrong programs that keep full marks: holes in the hidden tests, for the lead to close with a new test.

@@ -48,6 +48,10 @@ SPARED = {  # mistake id: tests that must keep full marks
         "test_smallest_vocab",
         "test_smallest_vocab_hidden",
     ],
+    # prune on a Viterbi that is greedy or takes the lowest total: each still picks from all the splits it can
+    # see, so a token outside its chosen split loses nothing, and prune's hidden reference uses that Viterbi
+    "nb10_vt_greedy_longest": ["test_prune_hidden"],
+    "nb10_vt_lowest_total": ["test_prune_hidden"],
 }
 
 
