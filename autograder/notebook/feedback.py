@@ -20,7 +20,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from ..course.cells import grade_id, is_solution, is_test
-from .results import BROKEN, ERROR, GRADED, MISSING, Result, safe_text
+from .results import BROKEN, ERROR, GRADED, MISSING, Result, extra_note, safe_text
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_TEXT = 20_000
@@ -31,7 +31,7 @@ h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:2em;border-
 .meta{color:#57606a} .total{font-size:1.3em;font-weight:600} .late{color:#9a6700;font-weight:600}
 table{border-collapse:collapse;margin:1em 0;width:100%} td,th{border:1px solid #d0d7de;padding:.35em .6em;text-align:left;
 vertical-align:top} th{background:#f6f8fa}
-.pass{color:#1a7f37;font-weight:600} .fail{color:#cf222e;font-weight:600}
+.pass{color:#1a7f37;font-weight:600} .fail{color:#cf222e;font-weight:600} .extra{color:#6e7781}
 pre,.highlight pre{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;background:#f6f8fa;padding:.7em;
 border-radius:6px;font-size:.9em;margin:.4em 0}
 .output pre{background:#fff;border:1px solid #d0d7de} .error pre{background:#fff5f5;border:1px solid #ffc1c0}
@@ -81,11 +81,20 @@ def render_outputs(outputs) -> str:
 def render_test(test) -> str:
     passed = test.score >= test.max_score
     mark = '<span class="pass">✓ пройден</span>' if passed else '<span class="fail">✗ не пройден</span>'
+    if getattr(test, "optional", False):
+        mark += " (углубление по желанию: баллы дополнительные, итог не уменьшают)"
     body = "" if passed or not test.message else f'<div class="message"><pre>{html.escape(test.message)}</pre></div>'
     return (
         f'<div class="test" id="{html.escape(test.name)}"><b>{html.escape(test.name)}</b> — {mark}, '
         f"баллы: {test.score:g} из {test.max_score:g}{body}</div>"
     )
+
+
+def test_mark(test) -> str:
+    """The table's mark: ✓, ✗, or «по желанию» for a deep-dive's test not passed (extra points, not a loss)."""
+    if test.score >= test.max_score:
+        return "<span class=pass>✓</span>"
+    return "<span class=extra>по желанию</span>" if test.optional else "<span class=fail>✗</span>"
 
 
 def student_label(student: str, name: str = "") -> str:
@@ -103,13 +112,13 @@ def feedback_html(result: Result, notebook, release, ran: set, title: str = "", 
         f"<h1>{html.escape(title or result.notebook)}</h1>"
         f'<p class="meta">Студент: {html.escape(student_label(result.student, name))} · проверено '
         f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</p>"
-        f'<p class="total">Итог: {result.score:g} из {result.max_score:g}</p>'
+        f'<p class="total">Итог: {result.score:g} из {result.max_score:g}{extra_note(result)}</p>'
     )
     if result.status != GRADED:
         return page(result, head + not_graded(result), formatter)
     rows = "".join(
         f'<tr><td><a href="#{html.escape(t.name)}">{html.escape(t.name)}</a></td><td>{t.score:g} / {t.max_score:g}</td>'
-        f"<td>{'<span class=pass>✓</span>' if t.score >= t.max_score else '<span class=fail>✗</span>'}</td></tr>"
+        f"<td>{test_mark(t)}</td></tr>"
         for t in result.tests
     )
     body = [head, f"<table><tr><th>Тест</th><th>Баллы</th><th></th></tr>{rows}</table>"]

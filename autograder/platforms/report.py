@@ -175,7 +175,8 @@ def feedback_comment(rows: list[Result]) -> str:
         note = {MISSING: " (не сдан)", BROKEN: " (файл не читается)", ERROR: " (не удалось проверить)"}.get(
             r.status, ""
         )
-        parts.append(f"{r.notebook}: {points(r.score)} из {points(r.max_score)}{note}")
+        extra = f" + {points(r.extra)} дополнительно" if r.extra else ""
+        parts.append(f"{r.notebook}: {points(r.score)} из {points(r.max_score)}{extra}{note}")
     return "; ".join(parts)
 
 
@@ -273,12 +274,14 @@ def test_report(result: Result) -> str:
     status = {"graded": "проверен", "broken": "файл не читается", "error": "не удалось проверить"}.get(
         result.status, result.status
     )
-    lines = [f"{result.notebook}: {points(result.score)} из {points(result.max_score)} ({status})"]
+    extra = f" + {points(result.extra)} дополнительно (из {points(result.extra_max)})" if result.extra else ""
+    lines = [f"{result.notebook}: {points(result.score)} из {points(result.max_score)}{extra} ({status})"]
     if result.status != GRADED:
         lines.append("  " + result.message)
     for t in result.tests:
-        mark = "ок  " if t.score >= t.max_score else "НЕТ "
-        lines.append(f"  {mark} {t.name}  {points(t.score)}/{points(t.max_score)}")
+        mark = "ок  " if t.score >= t.max_score else "доп " if t.optional else "НЕТ "
+        optional = "  (по желанию: дополнительно)" if t.optional else ""
+        lines.append(f"  {mark} {t.name}  {points(t.score)}/{points(t.max_score)}{optional}")
         if t.message and t.score < t.max_score:
             lines.extend("         " + m for m in t.message.splitlines())
     return "\n".join(lines)

@@ -27,7 +27,7 @@ from tornado import httputil
 from ..classroom.cache import file_key
 from ..course.bundle import HIDDEN
 from ..notebook.feedback import STYLE, render_test, student_label, with_late_note
-from ..notebook.results import TestResult, result_from_dict
+from ..notebook.results import extra_note, result_from_dict
 from ..platforms.report import test_report
 from . import store as records
 from .queue import HEARTBEAT, LEASE, RUNNING
@@ -129,7 +129,7 @@ class Course:
             return result
         hidden = self.hidden.get(result.notebook, set())
         tests = [
-            TestResult(t.name, t.score, t.max_score, HIDDEN_NOTE if t.name in hidden and t.message else t.message)
+            dataclasses.replace(t, message=HIDDEN_NOTE if t.name in hidden and t.message else t.message)
             for t in result.tests
         ]
         return dataclasses.replace(result, tests=tests)
@@ -438,7 +438,7 @@ def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
     rows = []
     for a in course.store.attempts(student):
         r = result_of(a)
-        score = f"{r.score:g} из {r.max_score:g}" if r and a["status"] == "graded" else ""
+        score = f"{r.score:g} из {r.max_score:g}{extra_note(r)}" if r and a["status"] == "graded" else ""
         link = f'<a href="/s/{html.escape(token)}/attempt/{a["id"]}">открыть</a>' if a["feedback"] else ""
         late = attempt_penalty(policy, a)
         note = late_note_ru(policy, a) if late and late.days > 0 else ""  # an extension is said above, once
