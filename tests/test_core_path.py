@@ -189,3 +189,16 @@ def test_cell_0_gives_the_core_time_and_each_deep_dives_and_the_core_is_about_15
             minutes = re.search(r"~([^)]+)\)", source.cells[a].source).group(1)
             assert f"— ~{minutes}" in first, (name, minutes)  # each deep-dive's time is in cell 0 too
     assert 14 <= total <= 16, total
+
+
+def test_notebooks_core_names_every_notebook_but_the_deep_dives_as_a_whole(tmp_path):
+    from autograder.cli import choose_notebooks
+    from autograder.course.course import core_notebooks
+
+    assert choose_notebooks("core") == [n for n in course_notebooks() if not n.startswith("07_")]
+    # the attack: 07's notebook metadata gone, it would be handed out as core
+    for name in course_notebooks():
+        notebook = read(SOLUTIONS / f"{name}.ipynb")
+        notebook.metadata.pop("bpe_course", None)
+        nbformat.write(notebook, str(tmp_path / f"{name}.ipynb"))
+    assert core_notebooks(tmp_path) == course_notebooks()

@@ -36,6 +36,18 @@ def course_notebooks(solutions: Path = SOLUTIONS) -> list[str]:
     return names
 
 
+def is_deep_dive_notebook(name: str, solutions: Path = SOLUTIONS) -> bool:
+    """A notebook that is a deep-dive as a whole (07): its notebook metadata says `bpe_course.deep_dive`."""
+    meta = nbformat.read(str(solutions / f"{name}.ipynb"), as_version=4).metadata.get("bpe_course") or {}
+    return bool(meta.get("deep_dive"))
+
+
+def core_notebooks(solutions: Path = SOLUTIONS) -> list[str]:
+    """The core path's notebooks, in course order: every notebook but the deep-dives as a whole (07).
+    Inside them, a deep-dive's exercises are graded as extra (their test cells are tagged `optional`)."""
+    return [n for n in course_notebooks(solutions) if not is_deep_dive_notebook(n, solutions)]
+
+
 @dataclass
 class TestCell:
     grade_id: str
