@@ -202,3 +202,17 @@ def test_notebooks_core_names_every_notebook_but_the_deep_dives_as_a_whole(tmp_p
         notebook.metadata.pop("bpe_course", None)
         nbformat.write(notebook, str(tmp_path / f"{name}.ipynb"))
     assert core_notebooks(tmp_path) == course_notebooks()
+
+
+@pytest.mark.parametrize("name", [n for n in course_notebooks() if not n.startswith("07_")])
+def test_the_core_path_solved_with_every_deep_dive_untouched_scores_full_marks(tmp_path, name):
+    """No core test depends on a deep-dive's function: a student who skips them all keeps 100%."""
+    course = CourseNotebook.load(name)
+    optional = {g.removeprefix("test_").removesuffix("_hidden") for g, t in course.tests.items() if t.optional}
+    untouched = {grade_id(c): c.source for c in submission(name, solved=False).cells if grade_id(c)}
+    skipped = {g: untouched[g] for g in optional if g in untouched}
+    path = write(submission(name, replace=skipped), tmp_path / f"{name}.ipynb")
+    r = NotebookGrader().grade(course, path, LocalSession, student="core").result
+    assert r.status == "graded" and r.score == r.max_score, r.message
+    if skipped:  # the deep-dives were graded and not passed: only their tags keep the 100% (see the attack above)
+        assert sum(t.score for t in r.tests if t.optional) < course.extra_max
