@@ -216,3 +216,17 @@ def test_the_core_path_solved_with_every_deep_dive_untouched_scores_full_marks(t
     assert r.status == "graded" and r.score == r.max_score, r.message
     if skipped:  # the deep-dives were graded and not passed: only their tags keep the 100% (see the attack above)
         assert sum(t.score for t in r.tests if t.optional) < course.extra_max
+
+
+def test_grades_wide_and_the_lti_comment_keep_extra_apart(tmp_path, core_only, everything):
+    from autograder.platforms.report import write_wide_csv
+    from autograder.server.lti import summary
+
+    course = CourseNotebook.load(NB)
+    done, skipped = everything[1].result, core_only[1].result
+    rows = list(csv.DictReader(open(write_wide_csv([done], [NB], tmp_path / "w.csv"), encoding="utf-8")))
+    assert rows[0]["total"] == rows[0]["max_total"] == f"{course.max_score:g}"
+    assert rows[0]["extra"] == f"{course.extra_max:g}"
+    said = summary({NB: skipped.to_dict()}, {NB: course.max_score})
+    assert "не пройдены" not in said and "дополнительно" not in said  # a skipped deep-dive is not «lost»
+    assert f"+ {course.extra_max:g} дополнительно" in summary({NB: done.to_dict()}, {NB: course.max_score})

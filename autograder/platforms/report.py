@@ -118,7 +118,7 @@ def write_wide_csv(results: list[Result], notebooks: list[str], path: Path, pend
         waiting.setdefault(student, []).append(notebook.split("_")[0])
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv_writer(f)
-        writer.writerow(["student_id", *notebooks, "total", "max_total", "status", "late_total", "late"])
+        writer.writerow(["student_id", *notebooks, "total", "max_total", "status", "late_total", "late", "extra"])
         for student, rows in by_student(results).items():
             scores = {r.notebook: r.score for r in rows}
             late = [(n, p) for (s, n), p in penalties.items() if s == student]
@@ -134,11 +134,13 @@ def write_wide_csv(results: list[Result], notebooks: list[str], path: Path, pend
                     f"not graded yet: {', '.join(waiting[student])}" if student in waiting else student_status(rows),
                     points(penalised_total(rows, penalties)) if late else "",
                     " | ".join(f"{short(n)}: {p.reason_en()}" for n, p in sorted(late)),
+                    points(sum(r.extra for r in rows)),  # deep-dives' points: outside total and max_total
                 ]
             )
         for student in sorted(set(waiting) - {r.student for r in results}):
             writer.writerow(
-                [student, *("" for _ in notebooks), "", "", f"not graded yet: {', '.join(waiting[student])}", "", ""]
+                [student, *("" for _ in notebooks), "", "", f"not graded yet: {', '.join(waiting[student])}"]
+                + ["", "", ""]  # late_total, late, extra
             )
     return path
 
