@@ -38,7 +38,15 @@ from .classroom.workflow import (
     report_class,
     write_similarity,
 )
-from .course.course import CourseError, CourseNotebook, PreparedCourse, course_notebooks, load_config, use_venv_tools
+from .course.course import (
+    CourseError,
+    CourseNotebook,
+    PreparedCourse,
+    core_notebooks,
+    course_notebooks,
+    load_config,
+    use_venv_tools,
+)
 from .notebook.results import ERROR, GRADED, MISSING
 from .platforms import lms as lms_files
 from .platforms.exports import EXPORTS, ExportSettings, Job, canvas_column, prepare_exports, write_exports
@@ -119,10 +127,13 @@ def parse_renames(specs: list[str] | None) -> dict:
 
 
 def choose_notebooks(text: str | None) -> list[str]:
-    """--notebooks 01,02,03 (numbers or names) → the course notebooks, in course order."""
+    """--notebooks 01,02,03 (numbers or names) → the course notebooks, in course order; `core`: the core
+    path's notebooks (every one but the deep-dives as a whole, such as 07)."""
     names = course_notebooks()
     if not text:
         return names
+    if text.strip() == "core":
+        return core_notebooks()
     chosen = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
         match = [n for n in names if n == part or n.split("_")[0] == part.zfill(2)]

@@ -100,6 +100,7 @@ def test_solutions_score_full_marks(catalogue, notebook):
     assert r["status"] == "graded", r["message"]
     assert r["max_score"] > 0 and r["tests"]
     assert r["score"] == r["max_score"], failed_tests(r)
+    assert r["extra"] == r["extra_max"], failed_tests(r)  # a deep-dive's tests too (extra points)
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS)

@@ -400,7 +400,7 @@ def test_a_score_for_a_platform_that_is_down_waits_in_the_outbox_and_arrives_whe
     assert score[-1]["score"]["scoreGiven"] == result["score"]
     made = platform.lineitems[score[-1]["lineitem"]]  # no line item in the launch: the tool made one
     assert made["tag"] == NB and made["scoreMaximum"] == result["max_score"] and made["resourceLinkId"] == "32"
-    assert all(r["sent"] for r in tool.outbox())
+    wait_for(lambda: all(r["sent"] for r in tool.outbox()), what="every score owed sent")
 
 
 def test_deep_linking_places_a_notebook_as_a_graded_activity_in_a_signed_response(tool):

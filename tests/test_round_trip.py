@@ -32,7 +32,9 @@ from autograder.wall.sandbox import bwrap_works
 pytestmark = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not available (.ci/run installs it)")
 NB1, NB2, NB3, NB5 = "01_hand_example", "02_byte_level_training", "03_encode_order", "05_regex_pretokenization"
 MAX = CourseNotebook.load(NB1).max_score + CourseNotebook.load(NB2).max_score + CourseNotebook.load(NB3).max_score
-FULL = f"{MAX:g}"  # the assignment's maximum, as the exports write it
+FULL = f"{MAX:g}"  # the assignment's maximum, as the exports write it (the core path's points)
+# formgrader's maximum is nbgrader's: every test cell's points, the deep-dives' (optional, extra) too
+NBGRADER_MAX = MAX + sum(CourseNotebook.load(n).extra_max for n in (NB1, NB2, NB3))
 CLASS = {  # participant id: (name, files)
     "1001": ("Иван Петров", {NB1: submission(NB1), NB2: submission(NB2), NB3: submission(NB3), NB5: submission(NB5)}),
     "1002": (
@@ -247,7 +249,7 @@ def test_formgrader_shows_the_class_with_names_counts_and_the_broken_file(graded
     assert api.get_assignment(NB2)["num_submissions"] == 3  # 1003's broken 02 counts, with 0
     students = {s["id"]: s for s in api.get_students()}
     assert (students["1001"]["first_name"], students["1001"]["last_name"]) == ("Иван", "Петров")
-    assert {s["max_score"] for s in students.values()} == {MAX}  # the assignment's total, not the course's
+    assert {s["max_score"] for s in students.values()} == {NBGRADER_MAX}  # the assignment's total, not the course's
     with api.gradebook as gb:  # the totals count only the graded notebooks
         assert sorted(a.name for a in gb.assignments) == [NB1, NB2, NB3]
     submissions = {s["student"]: s for s in api.get_submissions(NB2)}

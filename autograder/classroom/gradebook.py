@@ -229,7 +229,9 @@ def record(
             submission.timestamp = parse_utc(timestamp.isoformat(" "))  # as add_submission stores it
         except MissingEntry:
             gb.add_submission(assignment, student, timestamp=timestamp.isoformat(" "))
-        scores = {t.name: t.score for t in result.tests}
+        # nbgrader knows no extra points: a deep-dive's test (optional) is written as 0, so formgrader's
+        # score is the grade's (the core path's); its maximum is nbgrader's, every test cell's points
+        scores = {t.name: 0 if t.optional else t.score for t in result.tests}
         for cell in gb.find_assignment(assignment).notebooks[0].grade_cells if result.status == BROKEN else ():
             scores.setdefault(cell.name, 0)
         for test, score in scores.items():

@@ -23,3 +23,14 @@ def is_solution(cell) -> bool:
 def is_test(cell) -> bool:
     meta = nbgrader_meta(cell)
     return bool(meta.get("grade")) and not meta.get("solution") and cell.get("cell_type") == "code"
+
+
+OPTIONAL_TAG = "optional"  # a test cell of a deep-dive («Углубление»): its points are extra, never in the maximum
+
+
+def is_optional(cell) -> bool:
+    """A test of an optional deep-dive: the course tags its cell `optional` in solutions/ (the grader
+    reads the course's cell only, never the student's copy of it)."""
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    tags = meta.get("tags") if isinstance(meta, dict) else None
+    return isinstance(tags, list) and OPTIONAL_TAG in tags

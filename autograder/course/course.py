@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from .cells import grade_id, is_solution, is_test, nbgrader_meta
+from .cells import grade_id, is_optional, is_solution, is_test, nbgrader_meta
 from .plan import analyse, free_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,11 +45,24 @@ def course_notebooks(solutions: Path = SOLUTIONS) -> list[str]:
     return names
 
 
+def is_deep_dive_notebook(name: str, solutions: Path = SOLUTIONS) -> bool:
+    """A notebook that is a deep-dive as a whole (07): its notebook metadata says `bpe_course.deep_dive`."""
+    meta = nbformat.read(str(solutions / f"{name}.ipynb"), as_version=4).metadata.get("bpe_course") or {}
+    return bool(meta.get("deep_dive"))
+
+
+def core_notebooks(solutions: Path = SOLUTIONS) -> list[str]:
+    """The core path's notebooks, in course order: every notebook but the deep-dives as a whole (07).
+    Inside them, a deep-dive's exercises are graded as extra (their test cells are tagged `optional`)."""
+    return [n for n in course_notebooks(solutions) if not is_deep_dive_notebook(n, solutions)]
+
+
 @dataclass
 class TestCell:
     grade_id: str
     source: str  # as the course wrote it: visible and hidden parts
     points: float
+    optional: bool = False  # a deep-dive's test: its points are extra, outside the notebook's maximum
 
 
 def is_demo(cell) -> bool:
@@ -64,7 +77,7 @@ class CourseNotebook:
     def __init__(self, name: str, source: nbformat.NotebookNode, release: nbformat.NotebookNode):
         self.name, self.source, self.release = name, source, release
         self.tests = {
-            grade_id(c): TestCell(grade_id(c), c.source, float(nbgrader_meta(c).get("points") or 0))
+            grade_id(c): TestCell(grade_id(c), c.source, float(nbgrader_meta(c).get("points") or 0), is_optional(c))
             for c in source.cells
             if is_test(c)
         }
@@ -73,7 +86,9 @@ class CourseNotebook:
             for c in source.cells
             if grade_id(c) and c.cell_type == "code" and not is_test(c) and not is_solution(c)
         }
-        self.max_score = sum(t.points for t in self.tests.values())
+        # The core path's points are the grade's maximum; a deep-dive's points are extra («дополнительно»).
+        self.max_score = sum(t.points for t in self.tests.values() if not t.optional)
+        self.extra_max = sum(t.points for t in self.tests.values() if t.optional)
 
     @classmethod
     def load(cls, name: str, solutions: Path = SOLUTIONS, release: Path | None = None) -> "CourseNotebook":

@@ -22,7 +22,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from ..course.cells import grade_id, is_solution, is_test
-from .results import BROKEN, ERROR, GRADED, MISSING, Result, safe_text
+from .results import BROKEN, ERROR, GRADED, MISSING, Result, extra_note, safe_text
 from .templating import Templates
 
 FEEDBACK_TEMPLATES = Templates(Path(__file__).parent / "templates")
@@ -36,7 +36,7 @@ h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:2em;border-
 .meta{color:#57606a} .total{font-size:1.3em;font-weight:600} .late{color:#9a6700;font-weight:600}
 table{border-collapse:collapse;margin:1em 0;width:100%} td,th{border:1px solid #d0d7de;padding:.35em .6em;text-align:left;
 vertical-align:top} th{background:#f6f8fa}
-.pass{color:#1a7f37;font-weight:600} .fail{color:#cf222e;font-weight:600}
+.pass{color:#1a7f37;font-weight:600} .fail{color:#cf222e;font-weight:600} .extra{color:#6e7781}
 pre,.highlight pre{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;background:#f6f8fa;padding:.7em;
 border-radius:6px;font-size:.9em;margin:.4em 0}
 .output pre{background:#fff;border:1px solid #d0d7de} .error pre{background:#fff5f5;border:1px solid #ffc1c0}
@@ -175,6 +175,7 @@ def page(result: Result, formatter: HtmlFormatter, title: str, name: str, blocks
             label=student_label(result.student, name),
             when=datetime.now().strftime("%Y-%m-%d %H:%M"),
             blocks=blocks,
+            extra=extra_note(result),
             what=STATUS_MESSAGES.get(result.status, "Блокнот не проверен."),
             why=result.student_message or result.message,
         )

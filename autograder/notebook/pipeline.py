@@ -177,6 +177,7 @@ class NotebookGrader(LoggingConfigurable):
             )
             if state.session.dead and not state.stopped:
                 state.stopped = f"ядро Python остановилось ({state.session.dead})"
+        result.optional = test.optional  # the course's cell says so, never the submission's copy
         state.tests.append(result)
         cell.source = test.source  # the instructor's view: the whole test
         if result.score < result.max_score:
@@ -225,13 +226,17 @@ class NotebookGrader(LoggingConfigurable):
     def result(state: "NotebookRun", student: str) -> Result:
         """The notebook's result from its tests; `error` when a wall-clock cut cost tests (retry it)."""
         tests, course = state.tests, state.course
-        score = sum(t.score for t in tests)
-        failed = [t.name for t in tests if t.score < t.max_score]
+        score = sum(t.score for t in tests if not t.optional)
+        failed = [t.name for t in tests if t.score < t.max_score and not t.optional]
         message = f"failed: {', '.join(failed)}" if failed else "all tests passed"
+        extra = sum(t.score for t in tests if t.optional)
+        if extra:
+            message += f"; extra (optional deep-dives): {extra:g} of {course.extra_max:g}"
         result = Result(student, course.name, score, course.max_score, GRADED, message, tests)
+        result.extra, result.extra_max = extra, course.extra_max
         result.review = list(getattr(state.remote, "review", []))  # what the grader could not prove
         if state.cut and failed:
-            result.status, result.score = ERROR, 0  # like every error: 0 until a run grades it
+            result.status, result.score, result.extra = ERROR, 0, 0  # like every error: 0 until a run grades it
             result.message = (
                 f"cut short by a wall-clock limit ({state.cut}), and {len(failed)} test(s) did not pass: "
                 "a busy machine can do this; run the command again to retry it (if it happens "

@@ -37,6 +37,7 @@ class TestResult:
     score: float
     max_score: float
     message: str = ""
+    optional: bool = False  # a deep-dive's test: its points count as extra, never against the grade
 
     def __post_init__(self):
         self.name, self.message = safe_text(self.name), safe_text(self.message)
@@ -92,6 +93,10 @@ class Result:
     changes: list[CellChange] = field(default_factory=list)  # what the submission did to the graded cells
     feedback_error: str = ""  # why there is no feedback page, if there is none
     student_message: str = ""  # `message` in Russian for the student's page, where it is not a grade's
+    # `score` and `max_score` are the core path's; a deep-dive's tests («Углубление») add `extra` points
+    # out of `extra_max`, shown next to the grade and never part of its maximum or its percentage
+    extra: float = 0.0
+    extra_max: float = 0.0
 
     def __post_init__(self):
         self.student, self.notebook = safe_text(self.student), safe_text(self.notebook)
@@ -102,6 +107,13 @@ class Result:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def extra_note(result: Result) -> str:
+    """« + 3 дополнительно (из 5)» when a deep-dive earned points, else ""."""
+    if not result.extra:
+        return ""
+    return f" + {result.extra:g} дополнительно (из {result.extra_max:g})"
 
 
 def result_from_dict(data: dict) -> Result:

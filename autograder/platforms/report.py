@@ -118,7 +118,7 @@ def write_wide_csv(results: list[Result], notebooks: list[str], path: Path, pend
         waiting.setdefault(student, []).append(notebook.split("_")[0])
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv_writer(f)
-        writer.writerow(["student_id", *notebooks, "total", "max_total", "status", "late_total", "late"])
+        writer.writerow(["student_id", *notebooks, "total", "max_total", "status", "late_total", "late", "extra"])
         for student, rows in by_student(results).items():
             scores = {r.notebook: r.score for r in rows}
             late = [(n, p) for (s, n), p in penalties.items() if s == student]
@@ -134,11 +134,13 @@ def write_wide_csv(results: list[Result], notebooks: list[str], path: Path, pend
                     f"not graded yet: {', '.join(waiting[student])}" if student in waiting else student_status(rows),
                     points(penalised_total(rows, penalties)) if late else "",
                     " | ".join(f"{short(n)}: {p.reason_en()}" for n, p in sorted(late)),
+                    points(sum(r.extra for r in rows)),  # deep-dives' points: outside total and max_total
                 ]
             )
         for student in sorted(set(waiting) - {r.student for r in results}):
             writer.writerow(
-                [student, *("" for _ in notebooks), "", "", f"not graded yet: {', '.join(waiting[student])}", "", ""]
+                [student, *("" for _ in notebooks), "", "", f"not graded yet: {', '.join(waiting[student])}"]
+                + ["", "", ""]  # late_total, late, extra
             )
     return path
 
@@ -175,7 +177,8 @@ def feedback_comment(rows: list[Result]) -> str:
         note = {MISSING: " (не сдан)", BROKEN: " (файл не читается)", ERROR: " (не удалось проверить)"}.get(
             r.status, ""
         )
-        parts.append(f"{r.notebook}: {points(r.score)} из {points(r.max_score)}{note}")
+        extra = f" + {points(r.extra)} дополнительно" if r.extra else ""
+        parts.append(f"{r.notebook}: {points(r.score)} из {points(r.max_score)}{extra}{note}")
     return "; ".join(parts)
 
 
@@ -273,12 +276,14 @@ def test_report(result: Result) -> str:
     status = {"graded": "проверен", "broken": "файл не читается", "error": "не удалось проверить"}.get(
         result.status, result.status
     )
-    lines = [f"{result.notebook}: {points(result.score)} из {points(result.max_score)} ({status})"]
+    extra = f" + {points(result.extra)} дополнительно (из {points(result.extra_max)})" if result.extra else ""
+    lines = [f"{result.notebook}: {points(result.score)} из {points(result.max_score)}{extra} ({status})"]
     if result.status != GRADED:
         lines.append("  " + result.message)
     for t in result.tests:
-        mark = "ок  " if t.score >= t.max_score else "НЕТ "
-        lines.append(f"  {mark} {t.name}  {points(t.score)}/{points(t.max_score)}")
+        mark = "ок  " if t.score >= t.max_score else "доп " if t.optional else "НЕТ "
+        optional = "  (по желанию: дополнительно)" if t.optional else ""
+        lines.append(f"  {mark} {t.name}  {points(t.score)}/{points(t.max_score)}{optional}")
         if t.message and t.score < t.max_score:
             lines.extend("         " + m for m in t.message.splitlines())
     return "\n".join(lines)

@@ -548,8 +548,10 @@ def summary(results: dict[str, dict], max_scores: dict[str, float]) -> str:
     """The feedback's summary for the gradebook (AGS comment): per notebook its points and the tests it lost."""
     lines = []
     for notebook, r in results.items():
-        lost = [t["name"] for t in r.get("tests", []) if t["score"] < t["max_score"]]
+        lost = [t["name"] for t in r.get("tests", []) if t["score"] < t["max_score"] and not t.get("optional")]
         line = f"{notebook}: {r['score']:g} из {max_scores[notebook]:g}"
+        if r.get("extra"):
+            line += f" + {r['extra']:g} дополнительно"
         if r.get("status") == "error":
             line += f" (ошибка проверки: {str(r.get('message', ''))[:200]})"
         elif lost:

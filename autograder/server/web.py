@@ -27,7 +27,7 @@ from tornado import httputil
 from ..classroom.cache import file_key
 from ..course.bundle import HIDDEN
 from ..notebook.feedback import STYLE, render_test, student_label, with_late_note
-from ..notebook.results import ERROR, Result, TestResult, result_from_dict
+from ..notebook.results import ERROR, Result, extra_note, result_from_dict
 from ..notebook.templating import Templates
 from ..platforms.report import test_report
 from . import store as records
@@ -131,7 +131,7 @@ class Course:
             return result
         hidden = self.hidden.get(result.notebook, set())
         tests = [
-            TestResult(t.name, t.score, t.max_score, HIDDEN_NOTE if t.name in hidden and t.message else t.message)
+            dataclasses.replace(t, message=HIDDEN_NOTE if t.name in hidden and t.message else t.message)
             for t in result.tests
         ]
         return dataclasses.replace(result, tests=tests)
@@ -454,7 +454,7 @@ def student_page(course: Course, student: str, token: str, xsrf: str) -> str:
                 note=late_note_ru(policy, a) if late and late.days > 0 else "",  # an extension is said above, once
                 late=a["late"],
                 status=STATUS_RU.get(a["status"], a["status"]),
-                score=f"{r.score:g} из {r.max_score:g}" if r and a["status"] == "graded" else "",
+                score=f"{r.score:g} из {r.max_score:g}{extra_note(r)}" if r and a["status"] == "graded" else "",
                 link=bool(a["feedback"]),
             )
         )
