@@ -444,8 +444,10 @@ def test_outlives_tells_a_process_sent_sigkill_from_one_that_lives_on():
     import subprocess
     import sys
 
-    child = subprocess.Popen([sys.executable, "-P", "-c", "import time; time.sleep(600)"])
+    started = "import sys, time; print('up', flush=True); time.sleep(600)"
+    child = subprocess.Popen([sys.executable, "-P", "-c", started], stdout=subprocess.PIPE)
     try:
+        assert child.stdout.readline() == b"up\n"  # exec'd and running: its command line is its own now
         assert outlives(child.pid)
         child.kill()
         assert not outlives(child.pid)  # pending, a zombie or gone: decided as kill() returns
