@@ -23,6 +23,7 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from types import SimpleNamespace
 
 CONFIG = "lti.json"
 KEY = "lti_private.pem"
@@ -330,6 +331,7 @@ class Tool:
         """(iss, student, resource_link) → the score that activity holds now: the attempts that count, as
         `export --from-server` counts them (server.export.counted_attempts under the server's late policy,
         platforms.late.LatePolicy or None), each late notebook less its penalty, as the exports' totals."""
+        from ..platforms.late import penalised_total
         from .export import counted_attempts
 
         chosen, late = counted_attempts(store, notebooks, policy, say=lambda *a: None)
@@ -340,11 +342,8 @@ class Tool:
             if not any(attempts.values()):
                 continue
             results = {n: json.loads(a["result"]) for n, a in attempts.items() if a}
-            given = 0.0
-            for n, r in results.items():  # each late notebook less its penalty, as platforms.late.penalised_total
-                p = late.get((student, n))
-                given += r["score"] * (1 - p.fraction) if p else r["score"]
-            given = max(0.0, round(given, 2))
+            rows = [SimpleNamespace(student=student, notebook=n, score=r["score"]) for n, r in results.items()]
+            given = penalised_total(rows, late)  # each late notebook less its penalty, as the exports' totals
             graded = max(a["graded"] or a["uploaded"] for a in attempts.values() if a)
             found[iss, student, link] = {
                 "scoreGiven": round(given, 6),
